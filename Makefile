@@ -1,0 +1,28 @@
+# The two README commands: `make demo` runs the product, `make test` the tests.
+.PHONY: demo test bootstrap services-start services-stop services-status migrate shell
+
+demo:
+	bash scripts/bootstrap.sh
+	bash scripts/demo.sh
+
+test:
+	bash scripts/bootstrap.sh dev
+	bash scripts/test.sh $(ARGS)
+
+bootstrap:
+	bash scripts/bootstrap.sh dev
+
+services-start:
+	bash scripts/services.sh start
+
+services-stop:
+	bash scripts/services.sh stop
+
+services-status:
+	bash scripts/services.sh status
+
+migrate:
+	bash -c '. scripts/env.sh && python manage.py migrate'
+
+shell:
+	bash -c '. scripts/env.sh && python manage.py shell'

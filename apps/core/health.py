@@ -1,0 +1,73 @@
+"""Health checks for the health page and /healthz.
+
+They report states, never secrets: no host names, ports, users or URLs.
+"""
+
+from dataclasses import asdict, dataclass
+
+from django.conf import settings
+from django.db import connection
+
+REQUIRED_EXTENSIONS = ("vector", "age")
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str = ""
+
+
+def check_database() -> Check:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('server_version_num')::int")
+            version = cursor.fetchone()[0]
+        return Check("database", True, f"PostgreSQL {version // 10000}")
+    except Exception as exc:  # noqa: BLE001 - any failure means "down"
+        return Check("database", False, type(exc).__name__)
+
+
+def check_extensions() -> Check:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT extname, extversion FROM pg_extension WHERE extname = ANY(%s)", [list(REQUIRED_EXTENSIONS)])
+            found = dict(cursor.fetchall())
+    except Exception as exc:  # noqa: BLE001
+        return Check("extensions", False, type(exc).__name__)
+    missing = [e for e in REQUIRED_EXTENSIONS if e not in found]
+    if missing:
+        return Check("extensions", False, "missing: " + ", ".join(missing))
+    return Check("extensions", True, ", ".join(f"{k} {v}" for k, v in sorted(found.items())))
+
+
+def check_broker() -> Check:
+    from worker.celery import app
+
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=1)
+        return Check("broker", True, "reachable")
+    except Exception as exc:  # noqa: BLE001
+        return Check("broker", False, type(exc).__name__)
+
+
+def check_worker() -> Check:
+    from worker.celery import app
+
+    try:
+        replies = app.control.ping(timeout=settings.HEALTH_WORKER_TIMEOUT) or []
+    except Exception as exc:  # noqa: BLE001
+        return Check("worker", False, type(exc).__name__)
+    if not replies:
+        return Check("worker", False, "no worker answered")
+    return Check("worker", True, f"{len(replies)} worker(s) answered")
+
+
+def health_report() -> dict:
+    checks = [check_database(), check_extensions(), check_broker()]
+    # Only ask workers when the broker is up; otherwise the ping just times out.
+    checks.append(check_worker() if checks[2].ok else Check("worker", False, "broker down"))
+    essential_ok = all(c.ok for c in checks[:3])
+    status = "ok" if essential_ok and checks[3].ok else ("degraded" if essential_ok else "down")
+    return {"status": status, "checks": [asdict(c) for c in checks]}

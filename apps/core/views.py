@@ -1,0 +1,48 @@
+from django.contrib.auth.decorators import login_not_required
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from apps.accounts.selectors import team_list_for
+from apps.core.health import health_report
+from apps.core.models import WorkerPing
+from apps.core.services import worker_ping_request
+
+
+def home(request):
+    return render(request, "core/home.html", {"teams": team_list_for(user=request.user)})
+
+
+@login_not_required
+@never_cache
+def healthz(request):
+    report = health_report()
+    return JsonResponse(report, status=200 if report["status"] != "down" else 503)
+
+
+@login_not_required
+@never_cache
+def health_page(request):
+    report = health_report()
+    return render(request, "core/health.html", {"report": report}, status=200 if report["status"] != "down" else 503)
+
+
+@require_POST
+def ping_create(request):
+    ping = worker_ping_request(user=request.user)
+    if request.htmx:
+        return render(request, "core/_ping.html", {"ping": ping})
+    return redirect("core:ping_detail", pk=ping.pk)
+
+
+def ping_detail(request, pk: int):
+    ping = get_object_or_404(WorkerPing, pk=pk, requested_by=request.user)
+    if request.htmx:
+        response = render(request, "core/_ping.html", {"ping": ping})
+        # 286 tells htmx to stop polling once the worker has answered.
+        if ping.answered_at is not None:
+            response.status_code = HttpResponseStopPolling.status_code
+        return response
+    return render(request, "core/ping.html", {"ping": ping})

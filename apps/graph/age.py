@@ -1,0 +1,142 @@
+"""The only module that talks Cypher to Apache AGE.
+
+Values never enter the Cypher text: AGE accepts them only as one agtype
+parameter map, and that map must be a real query parameter. Django's psycopg
+cursor binds client-side (the value would arrive as a literal, which AGE
+refuses), so every query is PREPAREd once per session with one ``agtype``
+parameter and run with EXECUTE. Graph names and labels cannot be parameters;
+they are checked against a strict pattern instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Sequence
+
+from django.db import connection
+
+GRAPH_NAME = "hierargraph"
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{2,62}$")
+_LABEL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+
+
+class CypherError(ValueError):
+    """A Cypher query that cannot be sent safely."""
+
+
+def check_identifier(name: str) -> str:
+    if not _IDENT.match(name):
+        raise CypherError(f"invalid graph name {name!r}")
+    return name
+
+
+def check_label(label: str) -> str:
+    if not _LABEL.match(label):
+        raise CypherError(f"invalid label {label!r}")
+    return label
+
+
+def parse_agtype(value: str | None):
+    """Turn one agtype result into Python values (vertices and edges become dicts).
+
+    agtype text is JSON plus type annotations (``{...}::vertex``, ``3::numeric``)
+    outside string literals; drop the annotations, then parse as JSON.
+    """
+    if value is None:
+        return None
+    out = []
+    i, n, in_string = 0, len(value), False
+    while i < n:
+        ch = value[i]
+        if in_string:
+            out.append(ch)
+            if ch == "\\":
+                out.append(value[i + 1])
+                i += 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+            out.append(ch)
+        elif ch == ":" and value.startswith("::", i):
+            i += 2
+            while i < n and value[i].isalpha():
+                i += 1
+            continue
+        else:
+            out.append(ch)
+        i += 1
+    return json.loads("".join(out))
+
+
+def _statement_name(graph: str, query: str, columns: Sequence[str]) -> str:
+    digest = hashlib.sha1(f"{graph}\x00{query}\x00{','.join(columns)}".encode()).hexdigest()[:20]
+    return f"lx_cypher_{digest}"
+
+
+def _prepared_names(cursor) -> set[str]:
+    # Kept on the psycopg connection so it dies with the session it describes.
+    raw = cursor.connection
+    names = getattr(raw, "_lextrace_prepared", None)
+    if names is None:
+        names = set()
+        raw._lextrace_prepared = names
+    return names
+
+
+def cypher(query: str, params: dict | None = None, *, columns: Sequence[str] = ("result",), graph: str = GRAPH_NAME) -> list[tuple]:
+    """Run a Cypher query on ``graph`` and return parsed rows.
+
+    ``query`` refers to values as ``$name``; ``params`` is the map that
+    supplies them. ``columns`` names the returned agtype columns in order.
+    """
+    check_identifier(graph)
+    if "$$" in query:
+        raise CypherError("the Cypher text may not contain $$; pass values as parameters")
+    for col in columns:
+        check_label(col)
+    name = _statement_name(graph, query, columns)
+    coldefs = ", ".join(f"{c} agtype" for c in columns)
+    with connection.cursor() as cursor:
+        prepared = _prepared_names(cursor)
+        if name not in prepared:
+            cursor.execute("SELECT 1 FROM pg_prepared_statements WHERE name = %s", [name])
+            if cursor.fetchone() is None:
+                cursor.execute(
+                    f"PREPARE {name}(agtype) AS SELECT * FROM ag_catalog.cypher('{graph}', $$ {query} $$, $1) AS ({coldefs})"
+                )
+            prepared.add(name)
+        cursor.execute(f"EXECUTE {name}(%s)", [json.dumps(params or {}, ensure_ascii=False)])
+        rows = cursor.fetchall()
+    return [tuple(parse_agtype(v) for v in row) for row in rows]
+
+
+def graph_exists(graph: str = GRAPH_NAME) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM ag_catalog.ag_graph WHERE name = %s", [check_identifier(graph)])
+        return cursor.fetchone() is not None
+
+
+def graph_create(graph: str = GRAPH_NAME) -> None:
+    if not graph_exists(graph):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT ag_catalog.create_graph(%s)", [check_identifier(graph)])
+
+
+def graph_drop(graph: str) -> None:
+    if graph_exists(graph):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT ag_catalog.drop_graph(%s, true)", [check_identifier(graph)])
+
+
+def labels(graph: str = GRAPH_NAME) -> Iterable[tuple[str, str]]:
+    """(label name, kind 'v' or 'e') of a graph."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT l.name, l.kind FROM ag_catalog.ag_label l JOIN ag_catalog.ag_graph g ON g.graphid = l.graph "
+            "WHERE g.name = %s AND l.name NOT LIKE '\\_ag\\_%%' ORDER BY l.name",
+            [check_identifier(graph)],
+        )
+        return cursor.fetchall()

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Everything a fresh machine needs before Lextrace runs: system packages and
+# services (provision.sh), the Python virtualenv, and the services started.
+#   scripts/bootstrap.sh [dev]   -- "dev" adds the test tools
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+bash scripts/provision.sh
+
+venv=.local/venv
+reqs=requirements.txt
+[ "${1:-}" = dev ] && reqs=requirements-dev.txt
+stamp="$venv/.installed-$(cat requirements*.txt | sha256sum | cut -c1-16)-$(basename $reqs .txt)"
+if [ ! -f "$stamp" ]; then
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    log "installing Python dependencies ($reqs)"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$reqs"
+    rm -f "$venv"/.installed-*
+    touch "$stamp"
+fi
+. scripts/env.sh
+bash scripts/services.sh start

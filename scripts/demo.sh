@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# `make demo`: migrate, load the demo data, start web + worker (Procfile).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+. scripts/env.sh
+
+if port_busy "$LEXTRACE_WEB_PORT"; then
+    die "port $LEXTRACE_WEB_PORT is already in use by another program; set LEXTRACE_WEB_PORT to a free port"
+fi
+bash scripts/services.sh start >/dev/null 2>&1 || bash scripts/services.sh start
+scripts/createdb.sh "$DB_NAME"
+python manage.py migrate --noinput >/dev/null
+python manage.py collectstatic --noinput >/dev/null
+log "demo logins:"
+python manage.py demo_users
+log "Lextrace is starting at http://127.0.0.1:$LEXTRACE_WEB_PORT/  (Ctrl-C stops web and worker)"
+exec honcho --no-colour start -f Procfile

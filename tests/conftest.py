@@ -1,0 +1,97 @@
+"""Shared fixtures: the personas every view test speaks about, and real services."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+from apps.accounts.models import Role, Team
+from apps.accounts.services import user_create
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+PASSWORD = "persona-password-1"
+
+
+class Personas:
+    """Staff of team A, staff of team B, a reviewer of both, an admin, and anonymous."""
+
+    def __init__(self):
+        self.team_a = Team.objects.create(name="Team A")
+        self.team_b = Team.objects.create(name="Team B")
+        self.staff_a = user_create(username="staff_a", password=PASSWORD, roles=[Role.STAFF], teams=[self.team_a])
+        self.staff_b = user_create(username="staff_b", password=PASSWORD, roles=[Role.STAFF], teams=[self.team_b])
+        self.reviewer = user_create(
+            username="reviewer", password=PASSWORD, roles=[Role.REVIEWER], teams=[self.team_a, self.team_b]
+        )
+        self.admin = user_create(username="admin", password=PASSWORD, roles=[Role.ADMIN])
+
+    def client(self, user=None, **kwargs) -> Client:
+        client = Client(**kwargs)
+        if user is not None:
+            client.force_login(user)
+        return client
+
+
+@pytest.fixture
+def personas(db) -> Personas:
+    return Personas()
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker, artifacts_dir):
+    """A real Celery worker process on the real Redis broker and the test database."""
+    from django.db import connection
+
+    from worker.celery import app
+
+    app.control.purge()
+    name = f"test-{uuid.uuid4().hex[:8]}@localhost"
+    env = dict(os.environ, DB_NAME=connection.settings_dict["NAME"], DJANGO_SETTINGS_MODULE="legalsite.settings_test")
+    log = open(artifacts_dir / "celery-worker.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "worker.celery:app", "worker", "--pool", "prefork",
+         "--concurrency", "1", "--queues", "default,training", "--loglevel", "INFO", "--hostname", name],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"celery worker exited with {proc.returncode}; see {log.name}")
+        replies = app.control.ping(destination=[name], timeout=0.5) or []
+        if replies:
+            break
+    else:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise RuntimeError("celery worker did not answer a ping within 60 s")
+    yield proc
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    log.close()
+
+
+def wait_for(predicate, *, timeout: float = 20.0, interval: float = 0.1):
+    """Poll ``predicate`` until it returns a truthy value or the time is up."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    return predicate()

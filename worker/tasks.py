@@ -1,0 +1,14 @@
+"""Thin Celery tasks: ids in, one service call, the retry policy.
+
+Arguments are ids only (no facts or personal data in the broker). Every task
+must be safe to run twice: the broker delivers at least once.
+"""
+
+from worker.celery import app
+
+
+@app.task(name="worker.tasks.worker_ping", acks_late=True, max_retries=0)
+def worker_ping(ping_id: int) -> None:
+    from apps.core.services import worker_ping_answer
+
+    worker_ping_answer(ping_id=ping_id, hostname=worker_ping.request.hostname or "")
