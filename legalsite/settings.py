@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "apps.core",
     "apps.accounts",
     "apps.graph",
+    "apps.corpus",
 ]
 
 MIDDLEWARE = [
@@ -185,3 +186,15 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LEXTRACE_LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "lextrace",
+        "TIMEOUT": 3600,
+    }
+}
+# Uploaded corpus files are kept (provenance) under MEDIA_ROOT, which is never served.
+LEXTRACE_MAX_UPLOAD_BYTES = env_int("LEXTRACE_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024)
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440

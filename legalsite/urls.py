@@ -4,6 +4,7 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("apps.core.urls")),
     path("accounts/", include("apps.accounts.urls")),
+    path("corpus/", include("apps.corpus.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

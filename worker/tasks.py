@@ -12,3 +12,10 @@ def worker_ping(ping_id: int) -> None:
     from apps.core.services import worker_ping_answer
 
     worker_ping_answer(ping_id=ping_id, hostname=worker_ping.request.hostname or "")
+
+
+@app.task(name="worker.tasks.corpus_import_run", acks_late=True, max_retries=0)
+def corpus_import_run(batch_id: int) -> None:
+    from apps.corpus.services.uploads import corpus_import_run_batch
+
+    corpus_import_run_batch(batch_id=batch_id)

@@ -1,0 +1,318 @@
+"""Write validated corpus records into the database.
+
+Each applier runs inside the import's transaction and returns counts. A record
+that conflicts with what is stored raises ImportValidationError naming its
+line; nothing is written then (the caller's transaction rolls back).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import hashlib
+from collections.abc import Callable, Sequence
+
+from apps.corpus.models import (
+    CRIMINAL_LAW,
+    Article,
+    ArticleVersion,
+    Charge,
+    ChecklistItem,
+    ImportBatch,
+    Interpretation,
+    Law,
+    Precedent,
+    PrecedentOutcome,
+)
+from apps.corpus.parsing.errors import ImportValidationError, LineError
+from worker.agents.numerals import article_key, article_label, find_article_refs
+
+Progress = Callable[[int, int], None] | None
+Numbered = Sequence[tuple[int, object]]
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def text_diff(old: str, new: str) -> str:
+    return "\n".join(difflib.unified_diff(old.splitlines() or [old], new.splitlines() or [new], "stored", "uploaded", lineterm="", n=1))
+
+
+def _tick(progress: Progress, done: int, total: int) -> None:
+    if progress is not None and (done % 200 == 0 or done == total):
+        progress(done, total)
+
+
+def _fail_if(errors: list[LineError]) -> None:
+    if errors:
+        raise ImportValidationError(errors)
+
+
+class _Laws:
+    def __init__(self):
+        self._cache: dict[str, Law] = {}
+
+    def get(self, title: str) -> Law:
+        if title not in self._cache:
+            self._cache[title] = Law.objects.get_or_create(title=title)[0]
+        return self._cache[title]
+
+
+def _article(law: Law, number: int, sub: int, label: str = "") -> Article:
+    article, _ = Article.objects.get_or_create(
+        law=law, number=number, sub=sub,
+        defaults={"key": article_key(number, sub), "label": label or article_label(number, sub)},
+    )
+    return article
+
+
+def _overlaps(a_from, a_to, b_from, b_to) -> bool:
+    lo = dt.date.min
+    hi = dt.date.max
+    return (a_from or lo) <= (b_to or hi) and (b_from or lo) <= (a_to or hi)
+
+
+def _charge(name: str, cache: dict[str, Charge], *, official: bool = False) -> Charge:
+    charge = cache.get(name)
+    if charge is None:
+        charge, _ = Charge.objects.get_or_create(name=name, defaults={"official": official})
+        cache[name] = charge
+    if official and not charge.official:
+        charge.official = True
+        charge.save(update_fields=["official"])
+    return charge
+
+
+def apply_statutes(records: Numbered, *, batch: ImportBatch, amendment: bool = False, progress: Progress = None) -> dict:
+    laws = _Laws()
+    charges: dict[str, Charge] = {}
+    counts = {"added": 0, "amended": 0, "unchanged": 0}
+    errors: list[LineError] = []
+    touched: list[tuple[Article, str]] = []
+    for done, (line, rec) in enumerate(records, 1):
+        law = laws.get(rec.law or CRIMINAL_LAW)
+        article = _article(law, rec.number, rec.sub, rec.label)
+        sha = sha256_text(rec.text)
+        versions = list(article.versions.order_by("valid_from"))
+        same = [v for v in versions if v.text_sha256 == sha and (rec.valid_from is None or v.valid_from == rec.valid_from)]
+        if same:
+            counts["unchanged"] += 1
+        else:
+            fields = dict(
+                article=article, text=rec.text, text_sha256=sha, gloss_en=rec.gloss_en or "", part=rec.part or "",
+                chapter=rec.chapter or "", section=rec.section or "", topic=rec.topic or "", repealed=rec.repealed,
+                valid_from=rec.valid_from, valid_to=rec.valid_to, text_source=getattr(rec, "text_source", "") or "",
+                batch=batch,
+            )
+            open_version = next((v for v in versions if v.valid_to is None), None)
+            clash = [v for v in versions if _overlaps(v.valid_from, v.valid_to, rec.valid_from, rec.valid_to)]
+            is_amendment = (amendment or rec.amendment) and rec.valid_from is not None
+            if not clash:
+                earlier = [v for v in versions if v.valid_to is not None and rec.valid_from and v.valid_to < rec.valid_from]
+                previous = earlier[-1] if earlier else None
+                if previous is not None and not ArticleVersion.objects.filter(supersedes=previous).exists():
+                    fields["supersedes"] = previous
+                ArticleVersion.objects.create(**fields)
+                counts["added"] += 1
+            elif is_amendment and clash == [open_version] and (open_version.valid_from is None or open_version.valid_from < rec.valid_from):
+                open_version.valid_to = rec.valid_from - dt.timedelta(days=1)
+                open_version.save(update_fields=["valid_to"])
+                ArticleVersion.objects.create(supersedes=open_version, **fields)
+                counts["amended"] += 1
+            else:
+                old = clash[0]
+                hint = "" if rec.valid_from else " (give valid_from and mark it as an amendment to add a new version)"
+                errors.append(LineError(line, f"{article.label} conflicts with the stored version in force "
+                                              f"{old.valid_from or '…'}–{old.valid_to or '…'}{hint}:\n{text_diff(old.text, rec.text)}"))
+                continue
+        for name in rec.charges:
+            _charge(name, charges, official=True).articles.add(article)
+        touched.append((article, rec.text))
+        _tick(progress, done, len(records))
+    _fail_if(errors)
+    counts["references"] = _link_references(touched)
+    return counts
+
+
+def _link_references(touched: list[tuple[Article, str]]) -> int:
+    """Article–REFERS_TO→Article edges from 依照本法第…条 style mentions in the text."""
+    linked = 0
+    for article, text in touched:
+        targets = {(n, s) for n, s in find_article_refs(text)} - {(article.number, article.sub)}
+        if not targets:
+            continue
+        found = [a for a in Article.objects.filter(law=article.law, number__in={n for n, _ in targets}) if (a.number, a.sub) in targets]
+        article.refers_to.add(*found)
+        linked += len(found)
+    return linked
+
+
+def apply_interpretations(records: Numbered, *, batch: ImportBatch, amendment: bool = False, progress: Progress = None) -> dict:
+    laws = _Laws()
+    counts = {"added": 0, "unchanged": 0, "links": 0}
+    errors: list[LineError] = []
+    existing = {i.ext_id: i for i in Interpretation.objects.filter(ext_id__in=[r.id for _, r in records])}
+    for done, (line, rec) in enumerate(records, 1):
+        sha = sha256_text(rec.text)
+        stored = existing.get(rec.id)
+        if stored is not None:
+            if stored.text_sha256 == sha:
+                counts["unchanged"] += 1
+            else:
+                errors.append(LineError(line, f"interpretation {rec.id} already exists with a different text:\n{text_diff(stored.text, rec.text)}"))
+            continue
+        interp = Interpretation.objects.create(
+            ext_id=rec.id, source=rec.source, para=rec.para or "", text=rec.text, text_sha256=sha,
+            gloss_en=getattr(rec, "gloss_en", "") or "", batch=batch,
+        )
+        # Linked by (law, number): an interpretation of another law's article N
+        # never attaches to the Criminal Law's article N.
+        law = laws.get(getattr(rec, "law", None) or CRIMINAL_LAW)
+        targets = [_article(law, n, 0) for n in rec.articles]
+        interp.articles.add(*targets)
+        counts["added"] += 1
+        counts["links"] += len(targets)
+        _tick(progress, done, len(records))
+    _fail_if(errors)
+    return counts
+
+
+def current_version(article: Article) -> ArticleVersion | None:
+    return article.versions.filter(valid_to__isnull=True).first() or article.versions.order_by("-valid_from").first()
+
+
+def apply_checklists(records: Numbered, *, batch: ImportBatch, amendment: bool = False, progress: Progress = None) -> dict:
+    law = _Laws().get(CRIMINAL_LAW)
+    charges: dict[str, Charge] = {}
+    counts = {"checklists": 0, "items": 0, "unchanged": 0, "replaced": 0}
+    errors: list[LineError] = []
+    articles = {(a.number, a.sub): a for a in Article.objects.filter(law=law)}
+    interps = {i.ext_id: i for i in Interpretation.objects.all().only("id", "ext_id")}
+    for done, (line, rec) in enumerate(records, 1):
+        article = articles.get((rec.article, rec.sub))
+        version = current_version(article) if article else None
+        if version is None:
+            errors.append(LineError(line, f"no statute text for article {article_key(rec.article, rec.sub)}: import the statutes first"))
+            continue
+        wanted = {"main": list(rec.items), "alt": list(rec.items_alt or [])}
+        glosses = list(getattr(rec, "gloss_en", None) or [])
+        stored = {}
+        for item in version.checklist.filter(origin=ChecklistItem.Origin.IMPORTED):
+            stored.setdefault(item.variant, []).append(item.question)
+        if {k: v for k, v in stored.items() if v} == {k: v for k, v in wanted.items() if v}:
+            counts["unchanged"] += 1
+        elif stored and not amendment:
+            errors.append(LineError(line, f"{article.label} already has a different imported checklist; upload it as an amendment to replace it"))
+            continue
+        else:
+            if stored:
+                version.checklist.filter(origin=ChecklistItem.Origin.IMPORTED).delete()
+                counts["replaced"] += 1
+            items = [
+                ChecklistItem(article_version=version, order=i, question=q, variant=variant, batch=batch,
+                              gloss_en=glosses[i] if variant == "main" and i < len(glosses) else "")
+                for variant, questions in wanted.items() for i, q in enumerate(questions)
+            ]
+            ChecklistItem.objects.bulk_create(items)
+            counts["checklists"] += 1
+            counts["items"] += len(items)
+        for name in rec.charges:
+            _charge(name, charges, official=True).articles.add(article)
+        related = [interps[r.interpretation_id] for r in rec.related if r.interpretation_id in interps]
+        if related:
+            article.interpretations.add(*related)
+        _tick(progress, done, len(records))
+    _fail_if(errors)
+    return counts
+
+
+def apply_cases(records: Numbered, *, batch: ImportBatch, amendment: bool = False, progress: Progress = None) -> dict:
+    law = _Laws().get(CRIMINAL_LAW)
+    articles = {a.number: a for a in Article.objects.filter(law=law, sub=0)}
+    charges = {c.name: c for c in Charge.objects.all()}
+    existing = dict(Precedent.objects.filter(ext_id__in=[r.id for _, r in records]).values_list("ext_id", "fact_sha256"))
+    counts = {"added": 0, "unchanged": 0, "outcomes": 0, "new_charge_names": 0}
+    errors: list[LineError] = []
+    fresh: list[tuple[object, Precedent]] = []
+    for line, rec in records:
+        sha = sha256_text(rec.fact)
+        if rec.id in existing:
+            if existing[rec.id] == sha:
+                counts["unchanged"] += 1
+            else:
+                errors.append(LineError(line, f"precedent {rec.id} already exists with a different fact text"))
+            continue
+        fresh.append((rec, Precedent(
+            ext_id=rec.id, source=rec.source, fact=rec.fact, fact_sha256=sha, defendants=list(rec.defendants),
+            court_level=getattr(rec, "court_level", None) or "", label_source=rec.label_source or "",
+            origin=rec.origin or {}, fine=rec.fine, gloss_en=getattr(rec, "gloss_en", "") or "", batch=batch,
+        )))
+        existing[rec.id] = sha  # a file repeating an id is caught too
+    _fail_if(errors)
+
+    Precedent.objects.bulk_create([p for _, p in fresh], batch_size=1000)
+    outcomes: list[tuple[PrecedentOutcome, list[str], list[int]]] = []
+    for rec, precedent in fresh:
+        for position, (name, names, arts, term) in enumerate(_outcomes_of(rec)):
+            outcome = PrecedentOutcome(
+                precedent=precedent, position=position, defendant=name[:100],
+                unresolved_articles=[n for n in arts if n not in articles],
+                term_known=term is not None,
+                term_months=term.months if term else None,
+                life=bool(term and term.life), death=bool(term and term.death),
+                term_kind=(term.kind or "") if term else "", suspended=term.suspended if term else None,
+            )
+            outcomes.append((outcome, names, arts))
+    PrecedentOutcome.objects.bulk_create([o for o, _, _ in outcomes], batch_size=2000)
+
+    charge_links, article_links = [], []
+    ChargeLink = PrecedentOutcome.charges.through
+    ArticleLink = PrecedentOutcome.articles.through
+    for outcome, names, arts in outcomes:
+        for name in dict.fromkeys(names):
+            if name not in charges:
+                charges[name] = Charge.objects.create(name=name, official=False)
+                counts["new_charge_names"] += 1
+            charge_links.append(ChargeLink(precedentoutcome_id=outcome.pk, charge_id=charges[name].pk))
+        for number in dict.fromkeys(arts):
+            if number in articles:
+                article_links.append(ArticleLink(precedentoutcome_id=outcome.pk, article_id=articles[number].pk))
+    ChargeLink.objects.bulk_create(charge_links, batch_size=5000)
+    ArticleLink.objects.bulk_create(article_links, batch_size=5000)
+    counts["added"] = len(fresh)
+    counts["outcomes"] = len(outcomes)
+    if progress:
+        progress(len(records), len(records))
+    return counts
+
+
+def _outcomes_of(rec) -> list[tuple[str, list[str], list[int], object]]:
+    """Per-defendant outcomes when the source gives them, else one for the whole case."""
+    if rec.per_defendant:
+        return [(d.name, list(d.charges), list(rec.articles), d.term) for d in rec.per_defendant]
+    return [("、".join(rec.defendants), list(rec.charges), list(rec.articles), rec.term)]
+
+
+def apply_charge_table(mapping: dict, *, batch: ImportBatch, amendment: bool = False, progress: Progress = None) -> dict:
+    """charge_categories.json ({category: [names]}), charge_aliases.json ({alias: target|null})
+    or the demo's charges.json ({"categories": …, "aliases": …})."""
+    cache: dict[str, Charge] = {}
+    counts = {"categorised": 0, "aliases": 0}
+    categories = mapping.get("categories", {}) if "categories" in mapping else {k: v for k, v in mapping.items() if isinstance(v, list)}
+    aliases = mapping.get("aliases", {}) if "aliases" in mapping else {k: v for k, v in mapping.items() if not isinstance(v, list)}
+    for category, names in categories.items():
+        for name in names:
+            charge = _charge(name, cache)
+            if category not in charge.categories:
+                charge.categories = [*charge.categories, category]
+                charge.save(update_fields=["categories"])
+            counts["categorised"] += 1
+    for alias, target in aliases.items():
+        charge = _charge(alias, cache)
+        canonical = _charge(target, cache) if target else None
+        if charge.canonical_id != (canonical.pk if canonical else None):
+            charge.canonical = canonical
+            charge.save(update_fields=["canonical"])
+        counts["aliases"] += 1
+    return counts

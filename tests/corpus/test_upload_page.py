@@ -1,0 +1,66 @@
+"""The admin upload page: roles, validation, and a real worker doing the import."""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from apps.corpus.models import ArticleVersion, ImportBatch
+from tests.conftest import wait_for
+from tests.corpus.conftest import jsonl, statute
+
+
+def upload(client, data: bytes, name="statutes.jsonl", **fields):
+    return client.post("/corpus/imports/", {"file": SimpleUploadedFile(name, data), **fields})
+
+
+@pytest.mark.django_db
+def test_only_admins_may_open_or_post_the_upload_page(personas):
+    for user in (personas.staff_a, personas.reviewer):
+        client = personas.client(user)
+        assert client.get("/corpus/imports/").status_code == 403
+        assert upload(client, jsonl(statute())).status_code == 403
+    assert ImportBatch.objects.count() == 0
+    assert personas.client(personas.admin).get("/corpus/imports/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_file_of_an_unsupported_type_is_refused_before_it_is_stored(personas):
+    response = upload(personas.client(personas.admin), b"MZ\x90\x00binary", name="tool.exe")
+    assert response.status_code == 200
+    assert "Unsupported file type" in response.content.decode()
+    assert ImportBatch.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_an_oversized_file_is_refused(personas, settings):
+    settings.LEXTRACE_MAX_UPLOAD_BYTES = 1024
+    response = upload(personas.client(personas.admin), b"{}" * 2000)
+    assert "too large" in response.content.decode()
+    assert ImportBatch.objects.count() == 0
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_an_upload_is_imported_by_the_worker_and_reported(personas, celery_worker_process):
+    client = personas.client(personas.admin)
+    response = upload(client, jsonl(statute(264), statute(266, text="诈骗公私财物，数额较大的，处三年以下有期徒刑。")))
+    assert response.status_code == 302
+    batch = ImportBatch.objects.get()
+    assert batch.upload.name.startswith("imports/") and "statutes" not in batch.upload.name
+    done = wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="published").exists(), timeout=60)
+    assert done, ImportBatch.objects.get(pk=batch.pk).status
+    assert ArticleVersion.objects.count() == 2
+    page = client.get(f"/corpus/imports/{batch.pk}/", HTTP_HX_REQUEST="true")
+    assert page.status_code == 286, "polling stops once the import has finished"
+    assert "added" in page.content.decode()
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_bad_upload_shows_the_line_report_and_writes_nothing(personas, celery_worker_process):
+    client = personas.client(personas.admin)
+    upload(client, jsonl(statute(264)) + b'{"number": NaN}\n')
+    batch = ImportBatch.objects.get()
+    assert wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="failed").exists(), timeout=60)
+    page = client.get(f"/corpus/imports/{batch.pk}/").content.decode()
+    assert "Nothing from this file was written" in page
+    assert ArticleVersion.objects.count() == 0
