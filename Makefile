@@ -1,5 +1,5 @@
 # The two README commands: `make demo` runs the product, `make test` the tests.
-.PHONY: demo test bootstrap services-start services-stop services-status migrate shell
+.PHONY: demo test bootstrap services-start services-stop services-status migrate shell bench-import bench-search
 
 demo:
 	bash scripts/bootstrap.sh
@@ -26,3 +26,6 @@ migrate:
 
 shell:
 	bash -c '. scripts/env.sh && python manage.py shell'
+
+bench-import:
+	bash -c '. scripts/env.sh && bash scripts/createdb.sh --fresh lextrace_bench && DB_NAME=lextrace_bench python manage.py migrate -v0 && DB_NAME=lextrace_bench python bench/corpus_import.py'

@@ -12,6 +12,8 @@ bash scripts/services.sh start >/dev/null 2>&1 || bash scripts/services.sh start
 scripts/createdb.sh "$DB_NAME"
 python manage.py migrate --noinput >/dev/null
 python manage.py collectstatic --noinput >/dev/null
+log "loading the demo corpus (apps/corpus/demo; illustrative, written for Lextrace)"
+python manage.py import_corpus apps/corpus/demo --no-progress
 log "demo logins:"
 python manage.py demo_users
 log "Lextrace is starting at http://127.0.0.1:$LEXTRACE_WEB_PORT/  (Ctrl-C stops web and worker)"

@@ -46,7 +46,7 @@ def test_it_reads_chinese_and_arabic_numerals(text, expected):
 @pytest.mark.parametrize(
     "junk",
     ["", "   ", "abc", "二百x", "2百", "百", "千五", "十十", "一百十", "二百五", "一万五", "一百零", "百二", "十百",
-     "两两", "-5", "5.0", "一万万", "万", "一百零零一", "二百两"],
+     "两两", "-5", "5.0", "一万万", "万", "一百零零一", "二百两", "一百零二十", "十零五", "一千零二百", "一万零一千"],
 )
 def test_it_refuses_junk_and_ambiguous_shorthand(junk):
     with pytest.raises(ValueError):
@@ -87,7 +87,9 @@ def test_it_parses_article_labels(label, expected):
     assert parse_article_label(label) == expected
 
 
-@pytest.mark.parametrize("label", ["第零条", "第一百三十三条之零", "第三款", "二百六十六条", "第二百六十六条第一款", "第条", "第x条"])
+@pytest.mark.parametrize(
+    "label", ["第零条", "第一百三十三条之零", "第三款", "二百六十六条", "第二百六十六条第一款", "第条", "第x条"]
+)
 def test_it_refuses_things_that_are_not_article_labels(label):
     with pytest.raises(ValueError):
         parse_article_label(label)

@@ -2,7 +2,6 @@
 
 import copy
 from datetime import date
-from pathlib import Path
 
 import pytest
 
@@ -17,8 +16,6 @@ from apps.corpus.parsing.records import (
     detect_kind,
     validate_records,
 )
-
-DATA = Path("/work/shared/data")
 
 STATUTE = {
     "law": "中华人民共和国刑法", "number": 266, "sub": 0, "key": "266", "label": "第二百六十六条",
@@ -37,10 +34,6 @@ CASE = {
     "label_source": "gold", "origin": {"repo": "example"},
 }  # fmt: skip
 GOOD = {"statute": STATUTE, "interpretation": INTERPRETATION, "checklist": CHECKLIST, "case": CASE}
-
-
-def rows_of(path: Path) -> list[tuple[int, dict]]:
-    return read_jsonl(path.read_bytes())
 
 
 def problems(kind: str, raw: dict) -> list[str]:
@@ -79,8 +72,8 @@ DELETE = object()
         ("eval/cail_dev.jsonl", "case", 568, CaseRecord),
     ],
 )
-def test_it_accepts_every_line_of_the_shared_data(name, kind, count, record_type):
-    rows = rows_of(DATA / name)
+def test_it_accepts_every_line_of_the_shared_data(shared_data, name, kind, count, record_type):
+    rows = read_jsonl((shared_data / name).read_bytes())
     assert {detect_kind(raw) for _, raw in rows} == {kind}
     records = validate_records(kind, rows)
     assert len(records) == count
@@ -159,7 +152,7 @@ def test_it_reads_nested_case_labels():
         ("case", "origin", "repo", "origin: must be an object, got a string"),
         ("case", "label_source", "guess", "label_source: unknown value 'guess'"),
         ("case", "fine", -5, "fine: must be at least 0"),
-        ("case", "per_defendant", [{"name": "甲某", "charges": ["盗窃"]}], "per_defendant[0].charges[0]: must end in 罪"),
+        ("case", "per_defendant", [{"name": "甲某", "charges": ["盗"]}], "per_defendant[0].charges[0]: must end in"),
     ],
 )
 def test_it_rejects_a_bad_row_and_names_the_field(kind, path, value, expected):
@@ -179,7 +172,8 @@ def test_it_rejects_a_term_with_both_life_and_death():
 
 
 def test_it_rejects_a_row_that_is_not_an_object():
-    assert problems("case", ["not", "an", "object"]) == ["record: must be an object, got a list"]  # type: ignore[arg-type]
+    not_an_object: object = ["not", "an", "object"]
+    assert problems("case", not_an_object) == ["record: must be an object, got a list"]  # type: ignore[arg-type]
 
 
 def test_it_reports_every_problem_of_every_row():

@@ -1,5 +1,7 @@
 """Splitting a statute's plain text into articles under their 编/章/节 headings."""
 
+import json
+
 import pytest
 
 from apps.corpus.parsing.errors import ImportValidationError
@@ -118,3 +120,19 @@ def test_it_rejects_an_article_without_text_and_an_unreadable_number():
 def test_it_reports_every_problem_in_one_go():
     text = "第二条 甲。\n第一条 乙。\n第三条 丙。\n第三条 丁。\n"
     assert [line for line, _ in errors_of(text)] == [2, 4]
+
+
+def test_it_recovers_every_shared_statute_from_its_printed_form(shared_data):
+    """Print statutes.jsonl as a statute text (headings + "label　text" lines) and split it back."""
+    statutes = [json.loads(line) for line in (shared_data / "statutes.jsonl").read_text("utf-8").splitlines()]
+    lines: list[str] = []
+    current: dict = {"part": None, "chapter": None, "section": None}
+    for statute in statutes:
+        for level in ("part", "chapter", "section"):
+            if statute[level] and statute[level] != current[level]:
+                lines.append(statute[level].replace(" ", "\u3000"))
+        current = {level: statute[level] for level in current}
+        lines.append(f"{statute['label']}\u3000{statute['text']}")
+    fields = ("number", "sub", "key", "label", "text", "part", "chapter", "section")
+    expected = [{k: statute[k] for k in fields} for statute in statutes]
+    assert split_statute_text("\n".join(lines)) == expected

@@ -120,6 +120,11 @@ def _section(text: str, original: str, *, after_big_unit: bool) -> int:
         if ch not in _DIGITS:
             raise ValueError(f"unexpected {ch!r} in {original!r}")
         digit = _DIGITS[ch]
+        position = _SMALL_UNITS.get(nxt, 1)
+        # 零 stands for at least one skipped position: 一百零二 yes, 一百零二十 no.
+        previous = last_unit if last_unit is not None else (10_000 if after_big_unit else None)
+        if pending_zero and previous is not None and position * 10 >= previous:
+            raise ValueError(f"misplaced zero in {original!r}")
         if nxt in _SMALL_UNITS:
             unit = _SMALL_UNITS[nxt]
             if last_unit is not None and unit >= last_unit:

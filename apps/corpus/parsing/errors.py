@@ -72,13 +72,19 @@ class ErrorCollector:
             raise ImportValidationError(sorted(self._errors, key=lambda e: e.line), more=self._more)
 
 
-class DocumentError(ValueError):
+class DocumentError(ImportValidationError):
     """An uploaded document was refused or could not be read.
 
+    It is an ImportValidationError with one whole-document LineError, so an
+    importer that reports ImportValidationError needs no extra case for it.
     The message is short and safe to show to the admin; `detail` may carry
     diagnostics (e.g. the tail of a parser's stderr) for the logs only.
     """
 
     def __init__(self, message: str, *, detail: str = "") -> None:
-        super().__init__(message)
+        self.message = message
         self.detail = detail
+        super().__init__([LineError(WHOLE_DOCUMENT, message)])
+
+    def __str__(self) -> str:
+        return self.message

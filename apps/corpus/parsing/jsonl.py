@@ -44,7 +44,8 @@ def read_jsonl(
 ) -> list[tuple[int, dict[str, Any]]]:
     """Parse JSONL bytes into (line number, object) pairs; raise ImportValidationError on any bad line.
 
-    Blank lines are skipped; CRLF endings are accepted.
+    Blank lines are skipped (but count towards `max_lines` and the numbering, so
+    line numbers match the admin's editor); CRLF endings are accepted.
     """
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError("read_jsonl expects bytes")

@@ -26,7 +26,8 @@ MAX_TERM_MONTHS = 600
 TERM_KINDS = frozenset(
     {"有期徒刑", "拘役", "管制", "无期徒刑", "死刑", "死刑缓期二年执行", "免予刑事处罚", "单处罚金"}
 )
-LABEL_SOURCES = frozenset({"gold", "benchmark_answers", "mcq_answers", "parsed_judgment", "title"})
+# "illustrative": the demo corpus shipped with Lextrace (fictional cases).
+LABEL_SOURCES = frozenset({"gold", "benchmark_answers", "mcq_answers", "parsed_judgment", "title", "illustrative"})
 KINDS = ("statute", "interpretation", "checklist", "case")
 
 _ISO_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -64,6 +65,7 @@ class InterpretationRecord:
     para: str | None = None
     articles: tuple[int, ...] = ()
     law: str | None = None
+    gloss_en: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,7 @@ class ChecklistRecord:
     items_source: str | None = None
     items_alt_source: str | None = None
     charges_source: str | None = None
+    gloss_en: tuple[str, ...] = ()  # English glosses of `items`, in order
 
 
 @dataclass(frozen=True)
@@ -312,10 +315,10 @@ _STATUTE_FIELDS = frozenset(
     {"law", "number", "sub", "key", "label", "text", "part", "chapter", "section", "charges", "topic",
      "repealed", "valid_from", "valid_to", "amendment", "gloss_en", "text_source"}
 )  # fmt: skip
-_INTERPRETATION_FIELDS = frozenset({"id", "source", "para", "text", "articles", "law"})
+_INTERPRETATION_FIELDS = frozenset({"id", "source", "para", "text", "articles", "law", "gloss_en"})
 _CHECKLIST_FIELDS = frozenset(
     {"article", "sub", "key", "label", "items", "items_source", "items_alt", "items_alt_source", "charges",
-     "charges_source", "related"}
+     "charges_source", "related", "gloss_en"}
 )  # fmt: skip
 _RELATED_FIELDS = frozenset({"source", "text", "interpretation_id"})
 _CASE_FIELDS = frozenset(
@@ -356,6 +359,7 @@ def _interpretation(raw: Any, problems: list[str], known_laws: Collection[str] |
     record = dict(
         id=f.string("id"), source=f.string("source"), para=f.string("para", required=False),
         text=f.string("text"), articles=f.int_list("articles"), law=law,
+        gloss_en=f.string("gloss_en", required=False),
     )  # fmt: skip
     return None if problems else InterpretationRecord(**record)
 
@@ -374,6 +378,7 @@ def _checklist(raw: Any, problems: list[str], known_laws: Collection[str] | None
         related=related, items_source=f.string("items_source", required=False),
         items_alt_source=f.string("items_alt_source", required=False),
         charges_source=f.string("charges_source", required=False),
+        gloss_en=f.string_list("gloss_en", required=False),
     )  # fmt: skip
     return None if problems else ChecklistRecord(**record)
 
@@ -385,7 +390,9 @@ def _related(raw: Any, problems: list[str], prefix: str) -> RelatedParagraph | N
         return None
     source, text = f.string("source"), f.string("text")
     interpretation_id = f.string("interpretation_id", required=False)
-    return None if len(problems) > before else RelatedParagraph(source, text, interpretation_id)  # type: ignore[arg-type]
+    if len(problems) > before:
+        return None
+    return RelatedParagraph(source, text, interpretation_id)  # type: ignore[arg-type]
 
 
 def _term(f: _Fields, name: str) -> Term | None:
@@ -420,8 +427,8 @@ def _case(raw: Any, problems: list[str], known_laws: Collection[str] | None) -> 
         d = _Fields(item, _DEFENDANT_FIELDS, problems, f"per_defendant[{index}].")
         if not d.valid:
             continue
-        label = DefendantLabel(d.string("name"), d.string_list("charges", suffix="罪"), _term(d, "term"))  # type: ignore[arg-type]
-        per_defendant.append(label)
+        name, charges, term = d.string("name"), d.string_list("charges", suffix="罪"), _term(d, "term")
+        per_defendant.append(DefendantLabel(name, charges, term))  # type: ignore[arg-type]
     duplicates = []
     for index, item in enumerate(f.object_list("duplicates")):
         d = _Fields(item, _DUPLICATE_FIELDS, problems, f"duplicates[{index}].")

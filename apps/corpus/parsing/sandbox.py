@@ -48,8 +48,6 @@ _MB = 1024 * 1024
 _PROJECT_ROOT = str(Path(__file__).resolve().parents[3])
 _FUNC_PATH_RE = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
-# -I: isolated mode (ignores PYTHON* variables, user site-packages and the cwd);
-# -B: never write .pyc files, which RLIMIT_FSIZE would turn into failures.
 _BOOTSTRAP = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
     "from apps.corpus.parsing.sandbox import _child_main; _child_main(sys.argv[2:])"
@@ -72,6 +70,8 @@ def run_limited(
     """
     if not _FUNC_PATH_RE.fullmatch(func_path):
         raise ValueError(f"func_path must look like 'package.module:function', got {func_path!r}")
+    # -I: isolated mode (ignores PYTHON* variables, user site-packages and the cwd);
+    # -B: never write .pyc files, which RLIMIT_FSIZE would turn into failures.
     command = [
         sys.executable, "-I", "-B", "-c", _BOOTSTRAP, _PROJECT_ROOT,
         func_path, str(mem_mb), str(cpu_s), str(out_mb),
@@ -118,7 +118,8 @@ def _interpret(returncode: int, out: Any, stderr_tail: str, *, mem_mb: int, cpu_
     if size >= out_mb * _MB:
         raise DocumentError(f"unparseable: the parser output exceeded the limit of {out_mb} MB", detail=stderr_tail)
     if returncode < 0:
-        raise DocumentError("unparseable: " + _signal_reason(-returncode, stderr_tail, mem_mb, cpu_s), detail=stderr_tail)
+        reason = _signal_reason(-returncode, stderr_tail, mem_mb, cpu_s)
+        raise DocumentError("unparseable: " + reason, detail=stderr_tail)
     out.seek(0)
     try:
         payload = json.loads(out.read().decode("utf-8"))
@@ -129,8 +130,14 @@ def _interpret(returncode: int, out: Any, stderr_tail: str, *, mem_mb: int, cpu_
         logger.warning("sandboxed parser failed: %s; stderr: %s", reason, stderr_tail)
         raise DocumentError("unparseable: " + reason, detail=stderr_tail)
     if not payload["ok"]:
-        raise DocumentError("unparseable: " + str(payload.get("error") or "the parser failed"), detail=stderr_tail)
+        reason = _printable(str(payload.get("error") or "the parser failed"))
+        raise DocumentError("unparseable: " + reason, detail=stderr_tail)
     return payload.get("result")
+
+
+def _printable(text: str) -> str:
+    """Parser messages may quote the hostile input: keep them storable (no NUL, no lone surrogates)."""
+    return text.replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
 
 
 def _signal_reason(signum: int, stderr_tail: str, mem_mb: int, cpu_s: int) -> str:
@@ -142,7 +149,10 @@ def _signal_reason(signum: int, stderr_tail: str, mem_mb: int, cpu_s: int) -> st
         return f"the parser was killed (CPU limit {cpu_s} s or memory limit {mem_mb} MB)"
     if signum == signal.SIGXFSZ:
         return "the parser exceeded its output limit"
-    name = signal.Signals(signum).name if signum in signal.Signals._value2member_map_ else str(signum)
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
     hint = _memory_hint(stderr_tail, mem_mb)
     return f"the parser crashed with {name}" + (f" ({hint})" if hint else "")
 
@@ -161,25 +171,35 @@ def _child_main(argv: list[str]) -> None:
     func_path, mem_mb, cpu_s, out_mb = argv[0], int(argv[1]), int(argv[2]), int(argv[3])
     _apply_limits(mem_mb=mem_mb, cpu_s=cpu_s, out_mb=out_mb)
     data = sys.stdin.buffer.read()
+    result_stream = sys.stdout.buffer
+    sys.stdout = sys.stderr  # a library that prints must not corrupt the JSON result
     payload = _call(func_path, data, mem_mb)
     del data
     # ensure_ascii: parsers may return lone surrogates, which cannot be encoded as UTF-8.
     encoded = json.dumps(payload, ensure_ascii=True).encode("ascii")
     try:
-        sys.stdout.buffer.write(encoded)
-        sys.stdout.buffer.flush()
+        result_stream.write(encoded)
+        result_stream.flush()
     except OSError:
         # EFBIG from RLIMIT_FSIZE (Python ignores SIGXFSZ); the parent sees the size.
         os._exit(3)
 
 
 def _apply_limits(*, mem_mb: int, cpu_s: int, out_mb: int) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (mem_mb * _MB, mem_mb * _MB))
+    _lower(resource.RLIMIT_AS, mem_mb * _MB, mem_mb * _MB)
     # Soft limit sends SIGXCPU; the hard limit one second later is SIGKILL as a backstop.
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (out_mb * _MB, out_mb * _MB))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (_MAX_OPEN_FILES, _MAX_OPEN_FILES))
+    _lower(resource.RLIMIT_CPU, cpu_s, cpu_s + 1)
+    _lower(resource.RLIMIT_FSIZE, out_mb * _MB, out_mb * _MB)
+    _lower(resource.RLIMIT_CORE, 0, 0)
+    _lower(resource.RLIMIT_NOFILE, _MAX_OPEN_FILES, _MAX_OPEN_FILES)
+
+
+def _lower(which: int, soft: int, hard: int) -> None:
+    """Set a limit, never above what the parent already had (raising a hard limit fails)."""
+    _, current_hard = resource.getrlimit(which)
+    if current_hard != resource.RLIM_INFINITY:
+        soft, hard = min(soft, current_hard), min(hard, current_hard)
+    resource.setrlimit(which, (soft, hard))
 
 
 def _call(func_path: str, data: bytes, mem_mb: int) -> dict[str, Any]:

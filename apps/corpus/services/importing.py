@@ -93,13 +93,12 @@ def parse_upload(data: bytes, filename: str, *, law_title: str = "") -> tuple[st
     if suffix in (".txt", ".docx", ".pdf"):
         from apps.corpus.parsing.documents import extract_text
         from apps.corpus.parsing.records import validate_records
-        from apps.corpus.parsing.statute_text import split_statute_text
+        from apps.corpus.parsing.statute_text import statute_rows
 
         if not law_title.strip():
             raise ImportValidationError([LineError(0, "a plain-text statute needs the law's title")])
         text = extract_text(data, filename).text
-        articles = split_statute_text(text)
-        rows = [(i + 1, {**a, "law": law_title.strip()}) for i, a in enumerate(articles)]
+        rows = [(line, {**a, "law": law_title.strip()}) for line, a in statute_rows(text)]
         return "statute", list(zip([line for line, _ in rows], validate_records("statute", rows)))
     raise ImportValidationError([LineError(0, f"unsupported file type {suffix or '(none)'}: use .jsonl, .json, .txt, .docx or .pdf")])
 

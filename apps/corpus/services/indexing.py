@@ -1,0 +1,137 @@
+"""Build the search indexes (BM25 and dense) over articles and precedents.
+
+A new index is built beside the active one; only when it is complete does one
+short transaction switch the active flag, so a failed or interrupted rebuild
+never takes search away (RELIABILITY.md G11). Artefacts live under
+MEDIA_ROOT/indexes/<id>/ and are written only by this process (never loaded
+from uploads, never pickled).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from apps.corpus.models import ArticleVersion, Charge, DenseVector, Precedent, SearchIndex
+from apps.corpus.search.bm25 import BM25Index
+from apps.corpus.search.tokenize import Tokenizer
+
+log = logging.getLogger(__name__)
+Progress = Callable[[str], None] | None
+
+DEFAULT_DENSE_BACKEND = "lsa"
+
+
+def index_root() -> Path:
+    return Path(settings.MEDIA_ROOT) / "indexes"
+
+
+def legal_tokenizer() -> Tokenizer:
+    """The jieba tokenizer with our legal dictionary plus every charge name in the corpus."""
+    tokenizer = Tokenizer()
+    tokenizer.add_words(Charge.objects.values_list("name", flat=True))
+    return tokenizer
+
+
+def article_documents() -> tuple[list[int], list[str]]:
+    """ArticleVersion ids and the text indexed for each: label, chapter, charges and text."""
+    ids, texts = [], []
+    versions = ArticleVersion.objects.select_related("article").prefetch_related("article__charges").order_by("pk")
+    for v in versions:
+        charges = " ".join(c.name for c in v.article.charges.all())
+        ids.append(v.pk)
+        texts.append(f"{v.article.label} {v.chapter} {v.section} {charges} {v.text}")
+    return ids, texts
+
+
+def precedent_documents() -> tuple[list[int], list[str]]:
+    rows = Precedent.objects.order_by("pk").values_list("pk", "fact")
+    return [r[0] for r in rows], [r[1] for r in rows]
+
+
+DOCUMENTS = {SearchIndex.Target.ARTICLES: article_documents, SearchIndex.Target.PRECEDENTS: precedent_documents}
+
+
+def _activate(index: SearchIndex) -> None:
+    with transaction.atomic():
+        SearchIndex.objects.filter(target=index.target, method=index.method, active=True).exclude(pk=index.pk).update(active=False)
+        index.active = True
+        index.status = SearchIndex.Status.READY
+        index.finished_at = timezone.now()
+        index.save(update_fields=["active", "status", "finished_at", "documents", "artefact_dir", "model_id", "dim", "params"])
+
+
+def bm25_index_build(*, target: str, tokenizer: Tokenizer | None = None, progress: Progress = None) -> SearchIndex:
+    tokenizer = tokenizer or legal_tokenizer()
+    index = SearchIndex.objects.create(target=target, method=SearchIndex.Method.BM25, backend="bm25s",
+                                       model_id=f"bm25-jieba-{tokenizer.fingerprint()}")
+    try:
+        ids, texts = DOCUMENTS[target]()
+        if progress:
+            progress(f"tokenizing {len(ids)} {target}")
+        tokens = tokenizer.tokens_many(texts)
+        bm25 = BM25Index.build(ids, tokens, metadata={"tokenizer": tokenizer.fingerprint(), "target": target})
+        directory = index_root() / str(index.pk)
+        bm25.save(directory)
+        index.artefact_dir = str(directory)
+        index.documents = len(ids)
+        index.params = bm25.params
+        _activate(index)
+    except Exception:
+        SearchIndex.objects.filter(pk=index.pk).update(status=SearchIndex.Status.FAILED, finished_at=timezone.now())
+        raise
+    return index
+
+
+def _hnsw_index_name(index: SearchIndex) -> str:
+    return f"corpus_densevector_hnsw_{index.pk}"
+
+
+def dense_index_build(*, target: str, backend, progress: Progress = None, batch_size: int = 256) -> SearchIndex:
+    """Embed every document with ``backend`` and build an HNSW index over them."""
+    index = SearchIndex.objects.create(target=target, method=SearchIndex.Method.DENSE, backend=type(backend).__name__,
+                                       model_id=backend.model_id, dim=backend.dim)
+    try:
+        ids, texts = DOCUMENTS[target]()
+        for start in range(0, len(ids), batch_size):
+            vectors = backend.embed_passages(texts[start:start + batch_size])
+            DenseVector.objects.bulk_create(
+                [DenseVector(index=index, object_id=i, vector=v) for i, v in zip(ids[start:start + batch_size], vectors)]
+            )
+            if progress:
+                progress(f"embedded {min(start + batch_size, len(ids))}/{len(ids)} {target}")
+        with connection.cursor() as cursor:
+            # Partial expression index: the column holds vectors of several models
+            # (dimensions), each index gets an HNSW graph over its own rows.
+            cursor.execute(
+                f"CREATE INDEX IF NOT EXISTS {_hnsw_index_name(index)} ON corpus_densevector "
+                f"USING hnsw ((vector::vector({int(backend.dim)})) vector_cosine_ops) WHERE index_id = {int(index.pk)}"
+            )
+        index.documents = len(ids)
+        _activate(index)
+    except Exception:
+        SearchIndex.objects.filter(pk=index.pk).update(status=SearchIndex.Status.FAILED, finished_at=timezone.now())
+        raise
+    return index
+
+
+def search_index_drop(*, index: SearchIndex) -> None:
+    """Remove an inactive index, its vectors, HNSW index and artefacts."""
+    if index.active:
+        raise ValueError("refusing to drop the active index; build a replacement first")
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP INDEX IF EXISTS {_hnsw_index_name(index)}")
+    index.delete()
+    if index.artefact_dir:
+        shutil.rmtree(index.artefact_dir, ignore_errors=True)
+
+
+def as_vector_literal(vector: np.ndarray) -> str:
+    return "[" + ",".join(f"{x:.7g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
