@@ -140,3 +140,88 @@ def labels(graph: str = GRAPH_NAME) -> Iterable[tuple[str, str]]:
             [check_identifier(graph)],
         )
         return cursor.fetchall()
+
+
+# --- bulk projection -------------------------------------------------------
+# Loading the whole graph through one Cypher CREATE per element would take
+# minutes; these write AGE's label tables directly with set-based SQL (values
+# still travel only as query parameters). AGE fills the graph ids itself.
+
+def _pk_expr(alias: str) -> str:
+    return f"ag_catalog.agtype_access_operator(VARIADIC ARRAY[{alias}.properties, '\"pk\"'::ag_catalog.agtype])"
+
+
+def label_create(label: str, *, edge: bool = False, graph: str = GRAPH_NAME) -> None:
+    """Create a vertex or edge label (idempotent) with the indexes our queries use."""
+    check_identifier(graph)
+    check_label(label)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM ag_catalog.ag_label l JOIN ag_catalog.ag_graph g ON g.graphid = l.graph "
+            "WHERE g.name = %s AND l.name = %s",
+            [graph, label],
+        )
+        if cursor.fetchone() is None:
+            cursor.execute(f"SELECT ag_catalog.{'create_elabel' if edge else 'create_vlabel'}(%s, %s)", [graph, label])
+        table = f'{graph}."{label}"'
+        if edge:
+            cursor.execute(f'CREATE INDEX IF NOT EXISTS "{label}_start_idx" ON {table} (start_id)')
+            cursor.execute(f'CREATE INDEX IF NOT EXISTS "{label}_end_idx" ON {table} (end_id)')
+        else:
+            # GIN serves MATCH (n:L {pk: $pk}); the btree serves WHERE n.pk = $pk and bulk joins.
+            cursor.execute(f'CREATE INDEX IF NOT EXISTS "{label}_props_idx" ON {table} USING gin (properties)')
+            cursor.execute(f'CREATE INDEX IF NOT EXISTS "{label}_pk_idx" ON {table} ({_pk_expr(table)})')
+
+
+def vertices_insert(label: str, rows: list[dict], *, graph: str = GRAPH_NAME, chunk: int = 5000) -> int:
+    """Insert vertices; every row is the property map and must carry ``pk`` and ``kind``."""
+    check_identifier(graph)
+    check_label(label)
+    for row in rows:
+        if "pk" not in row or "kind" not in row:
+            raise CypherError("every vertex needs pk and kind properties")
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), chunk):
+            cursor.execute(
+                f'INSERT INTO {graph}."{label}" (properties) '
+                "SELECT (e::text)::ag_catalog.agtype FROM jsonb_array_elements(%s::jsonb) e",
+                [json.dumps(rows[start:start + chunk], ensure_ascii=False)],
+            )
+    return len(rows)
+
+
+def edges_insert(label: str, start_label: str, end_label: str, triples: list[tuple[int, int, dict]],
+                 *, graph: str = GRAPH_NAME, chunk: int = 5000) -> int:
+    """Insert edges between vertices identified by their ``pk`` property."""
+    check_identifier(graph)
+    for name in (label, start_label, end_label):
+        check_label(name)
+    payload = [{"s": s, "t": t, "p": p or {}} for s, t, p in triples]
+    inserted = 0
+    with connection.cursor() as cursor:
+        for start in range(0, len(payload), chunk):
+            cursor.execute(
+                f'INSERT INTO {graph}."{label}" (start_id, end_id, properties) '
+                "SELECT s.id, t.id, ((e->'p')::text)::ag_catalog.agtype FROM jsonb_array_elements(%s::jsonb) e "
+                f'JOIN {graph}."{start_label}" s ON {_pk_expr("s")} = ((e->>\'s\'))::ag_catalog.agtype '
+                f'JOIN {graph}."{end_label}" t ON {_pk_expr("t")} = ((e->>\'t\'))::ag_catalog.agtype',
+                [json.dumps(payload[start:start + chunk], ensure_ascii=False)],
+            )
+            inserted += cursor.rowcount
+    return inserted
+
+
+def label_counts(graph: str = GRAPH_NAME) -> dict[str, int]:
+    """Rows per label (vertices and edges), read from AGE's tables."""
+    result = {}
+    for name, _kind in labels(graph):
+        with connection.cursor() as cursor:
+            cursor.execute(f'SELECT count(*) FROM {check_identifier(graph)}."{check_label(name)}"')
+            result[name] = cursor.fetchone()[0]
+    return result
+
+
+def graph_reset(graph: str = GRAPH_NAME) -> None:
+    """Drop and recreate the graph. Call inside a transaction: readers keep the old one until commit."""
+    graph_drop(graph)
+    graph_create(graph)

@@ -1,0 +1,132 @@
+"""GraphStore over Apache AGE: the agents' view of the hierarchical legal graph.
+
+Traversals are Cypher (through apps.graph.age); long texts (article versions,
+interpretation paragraphs) and outcome terms are read from the relational
+tables the graph mirrors, by primary key.
+"""
+
+from __future__ import annotations
+
+from apps.corpus.models import ArticleVersion, Interpretation, PrecedentOutcome
+from apps.graph import age
+from apps.graph.models import Community
+from worker.agents.graph_types import (
+    ArticleNode,
+    ArticleText,
+    CaseNode,
+    ChecklistEntry,
+    CommunityNode,
+    InterpretationNode,
+    Term,
+)
+
+
+def _article_node(props: dict, charges=()) -> ArticleNode:
+    return ArticleNode(pk=props["pk"], law=props["law"], number=props["number"], sub=props["sub"],
+                       label=props["label"], charges=tuple(sorted(charges)))
+
+
+class AgeGraphStore:
+    """Implements worker.agents.ports.GraphStore. Lists are ordered as documented there."""
+
+    def __init__(self, graph: str = age.GRAPH_NAME):
+        self.graph = graph
+
+    def _q(self, query: str, params: dict | None = None, columns=("result",)) -> list[tuple]:
+        return age.cypher(query, params or {}, columns=columns, graph=self.graph)
+
+    # -- fact graph -----------------------------------------------------------
+    def _cases(self, pks: list[int]) -> list[CaseNode]:
+        if not pks:
+            return []
+        charges = dict(self._q("MATCH (c:Case)-[:CONVICTED_OF]->(o:Offence) WHERE c.pk IN $pks RETURN c.pk, collect(o.name)",
+                               {"pks": pks}, ("pk", "names")))
+        articles = dict(self._q("MATCH (c:Case)-[:CITES]->(a:Article) WHERE c.pk IN $pks RETURN c.pk, collect(a.pk)",
+                                {"pks": pks}, ("pk", "arts")))
+        heads = {r[0]: r for r in self._q("MATCH (c:Case) WHERE c.pk IN $pks RETURN c.pk, c.ext_id, c.court_level",
+                                          {"pks": pks}, ("pk", "ext", "court"))}
+        terms = {}
+        for o in PrecedentOutcome.objects.filter(precedent_id__in=pks, position=0, term_known=True):
+            terms[o.precedent_id] = Term(months=o.term_months or 0, life=o.life, death=o.death)
+        return [
+            CaseNode(pk=pk, ext_id=heads[pk][1], charges=tuple(sorted(charges.get(pk, []))),
+                     article_pks=tuple(sorted(articles.get(pk, []))), term=terms.get(pk), court_level=heads[pk][2] or "")
+            for pk in sorted(heads)
+        ]
+
+    def case(self, case_pk: int) -> CaseNode | None:
+        found = self._cases([case_pk])
+        return found[0] if found else None
+
+    def cases_of_offence(self, charge: str, limit: int = 50) -> list[CaseNode]:
+        rows = self._q("MATCH (c:Case)-[:CONVICTED_OF]->(o:Offence {name: $name}) RETURN c.pk ORDER BY c.pk LIMIT $limit",
+                       {"name": charge, "limit": limit}, ("pk",))
+        return self._cases([r[0] for r in rows])
+
+    def _articles(self, query: str, params: dict) -> list[ArticleNode]:
+        rows = self._q(query, params, ("a",))
+        pks = [r[0]["properties"]["pk"] for r in rows]
+        charges = dict(self._q("MATCH (a:Article)-[:DEFINES]->(o:Offence) WHERE a.pk IN $pks RETURN a.pk, collect(o.name)",
+                               {"pks": pks}, ("pk", "names"))) if pks else {}
+        nodes = [_article_node(r[0]["properties"], charges.get(r[0]["properties"]["pk"], [])) for r in rows]
+        return sorted(nodes, key=lambda a: (a.law, a.number, a.sub))
+
+    def articles_of_case(self, case_pk: int) -> list[ArticleNode]:
+        return self._articles("MATCH (c:Case {pk: $pk})-[:CITES]->(a:Article) RETURN a", {"pk": case_pk})
+
+    def articles_defining(self, charge: str) -> list[ArticleNode]:
+        return self._articles("MATCH (a:Article)-[:DEFINES]->(o:Offence {name: $name}) RETURN a", {"name": charge})
+
+    def offences(self) -> list[str]:
+        return [r[0] for r in self._q("MATCH (o:Offence) RETURN o.name ORDER BY o.name", columns=("name",))]
+
+    # -- ontology graph -------------------------------------------------------
+    def neighbours(self, case_pk: int) -> list[tuple[int, float]]:
+        rows = self._q("MATCH (c:Case {pk: $pk})-[s:SIMILAR_TO]->(d:Case) RETURN d.pk, s.score",
+                       {"pk": case_pk}, ("pk", "score"))
+        return sorted(((r[0], float(r[1])) for r in rows), key=lambda x: (-x[1], x[0]))
+
+    def communities(self) -> list[CommunityNode]:
+        rows = self._q("MATCH (m:Community) RETURN m.pk", columns=("pk",))
+        pks = [r[0] for r in rows]
+        return [CommunityNode(pk=c.pk, level=c.level, size=c.size, summary=c.summary,
+                              top_charges=tuple(name for name, _ in c.top_charges))
+                for c in Community.objects.filter(pk__in=pks).order_by("level", "number")]
+
+    def community_members(self, community_pk: int) -> list[int]:
+        rows = self._q("MATCH (c:Case)-[:IN_COMMUNITY]->(m:Community {pk: $pk}) RETURN c.pk ORDER BY c.pk",
+                       {"pk": community_pk}, ("pk",))
+        return [r[0] for r in rows]
+
+    def community_of(self, case_pk: int) -> int | None:
+        rows = self._q("MATCH (c:Case {pk: $pk})-[:IN_COMMUNITY]->(m:Community) RETURN m.pk ORDER BY m.pk LIMIT 1",
+                       {"pk": case_pk}, ("pk",))
+        return rows[0][0] if rows else None
+
+    # -- rule graph -----------------------------------------------------------
+    def article(self, article_pk: int) -> ArticleNode | None:
+        found = self._articles("MATCH (a:Article {pk: $pk}) RETURN a", {"pk": article_pk})
+        return found[0] if found else None
+
+    def article_texts(self, article_pk: int) -> list[ArticleText]:
+        return [ArticleText(version_pk=v.pk, article_pk=article_pk, text=v.text, valid_from=v.valid_from, valid_to=v.valid_to)
+                for v in ArticleVersion.objects.filter(article_id=article_pk).order_by("valid_from", "pk")]
+
+    def checklist(self, article_pk: int, version_pk: int | None = None) -> list[ChecklistEntry]:
+        rows = self._q("MATCH (a:Article {pk: $pk})-[:HAS_CHECK]->(i:ChecklistItem) WHERE i.variant = 'main' RETURN i",
+                       {"pk": article_pk}, ("i",))
+        items = [r[0]["properties"] for r in rows]
+        if version_pk is None:
+            texts = self.article_texts(article_pk)
+            current = next((t for t in texts if t.valid_to is None), texts[-1] if texts else None)
+            version_pk = current.version_pk if current else None
+        return sorted((ChecklistEntry(pk=i["pk"], version_pk=i["version_pk"], order=i["order"], question=i["question"])
+                       for i in items if i["version_pk"] == version_pk), key=lambda e: e.order)
+
+    def interpretations(self, article_pk: int) -> list[InterpretationNode]:
+        rows = self._q("MATCH (i:Interpretation)-[:INTERPRETS]->(a:Article {pk: $pk}) RETURN i.pk", {"pk": article_pk}, ("pk",))
+        return [InterpretationNode(pk=i.pk, source=i.source, para=i.para, text=i.text)
+                for i in Interpretation.objects.filter(pk__in=[r[0] for r in rows]).order_by("pk")]
+
+    def references(self, article_pk: int) -> list[ArticleNode]:
+        return self._articles("MATCH (a:Article {pk: $pk})-[:REFERS_TO]->(b:Article) RETURN b", {"pk": article_pk})
