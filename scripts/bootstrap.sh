@@ -19,5 +19,16 @@ if [ ! -f "$stamp" ]; then
     rm -f "$venv"/.installed-*
     touch "$stamp"
 fi
+# Front-end libraries from npm, copied into static/vendor (git-ignored).
+npm_stamp="node_modules/.lextrace-$(sha256sum package-lock.json | cut -c1-16)"
+if [ ! -f "$npm_stamp" ]; then
+    log "installing front-end libraries (npm ci)"
+    npm ci --silent --no-audit --no-fund >/dev/null
+    touch "$npm_stamp"
+fi
+mkdir -p static/vendor
+cp node_modules/cytoscape/dist/cytoscape.min.js static/vendor/
+cp node_modules/chart.js/dist/chart.umd.min.js static/vendor/ 2>/dev/null || cp node_modules/chart.js/dist/chart.umd.js static/vendor/chart.umd.min.js
+
 . scripts/env.sh
 bash scripts/services.sh start

@@ -1,0 +1,25 @@
+from django.http import Http404, JsonResponse
+from django.shortcuts import render
+
+from apps.graph.selectors import graph_lookup, graph_neighbourhood, graph_statistics
+
+LABELS = {"Case", "Article", "Offence", "Feature", "Community", "Interpretation", "ChecklistItem"}
+
+
+def statistics(request):
+    return render(request, "graph/statistics.html", graph_statistics())
+
+
+def explorer(request):
+    query = request.GET.get("q", "")
+    found = graph_lookup(query) if query else None
+    context = {"query": query, "found": found, "not_found": bool(query) and found is None}
+    if found:
+        context["neighbourhood"] = graph_neighbourhood(*found)
+    return render(request, "graph/explorer.html", context)
+
+
+def neighbourhood_json(request, label: str, pk: int):
+    if label not in LABELS:
+        raise Http404
+    return JsonResponse(graph_neighbourhood(label, pk))
