@@ -237,6 +237,7 @@ class SearchIndex(models.Model):
     class Target(models.TextChoices):
         ARTICLES = "articles", _("articles")
         PRECEDENTS = "precedents", _("precedents")
+        FEATURES = "features", _("case features (ontology)")
 
     class Method(models.TextChoices):
         BM25 = "bm25", "BM25"

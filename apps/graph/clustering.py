@@ -13,6 +13,7 @@ every evidence trail that cites one.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
@@ -54,30 +55,43 @@ def _normalised(vectors: np.ndarray, name: str) -> np.ndarray:
     return array
 
 
-def _top_k(sims: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per row, the columns and values of the k largest entries; ties go to the lower column.
+def _exact_dots(base: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Cosines of the row pairs (left[i], right[i]) in float64, one fixed summation order.
 
-    np.argpartition alone would pick an arbitrary member of a tie at the k-th
-    place, so we take every entry >= the k-th largest value (normally exactly
-    k of them) and order those by (value desc, column asc) explicitly.
+    BLAS picks different kernels for different matrix shapes, so the same
+    dot product can come out of a matmul one ulp apart depending on the block
+    it sat in; a row-wise float64 sum depends on the dimension only.
+    """
+    return (base[left].astype(np.float64) * base[right].astype(np.float64)).sum(axis=1)
+
+
+def _top_k(sims: np.ndarray, base: np.ndarray, query_rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per query row, the columns and cosines of its k nearest rows; ties go to the lower column.
+
+    The float32 block product only shortlists: every entry within ``slack`` of
+    the k-th largest (normally exactly k) is re-scored exactly and ordered by
+    (score desc, column asc). The slack exceeds twice the float32 rounding
+    error of a unit-vector dot product, so the shortlist always holds the true
+    top k and the answer does not depend on how the rows were blocked.
+    np.argpartition alone would also pick an arbitrary member of a tie.
     """
     n_rows, n_cols = sims.shape
+    slack = max(1e-5, 2.0 * base.shape[1] * float(np.finfo(np.float32).eps))
     kth = np.partition(sims, n_cols - k, axis=1)[:, n_cols - k]
-    rows, cols = np.nonzero(sims >= kth[:, None])
-    vals = sims[rows, cols]
-    order = np.lexsort((cols, -vals, rows))
-    rows, cols, vals = rows[order], cols[order], vals[order]
+    rows, cols = np.nonzero(sims >= (kth - slack)[:, None])
+    scores = _exact_dots(base, query_rows[rows], cols)
+    order = np.lexsort((cols, -scores, rows))
+    rows, cols, scores = rows[order], cols[order], scores[order]
     starts = np.searchsorted(rows, np.arange(n_rows))
     keep = (np.arange(rows.size) - starts[rows]) < k
-    return cols[keep].reshape(n_rows, k), vals[keep].reshape(n_rows, k)
+    return cols[keep].reshape(n_rows, k), scores[keep].reshape(n_rows, k)
 
 
 def _knn_rows(base: np.ndarray, start: int, stop: int, k: int, block: int) -> list[Edge]:
     """Edges from rows start..stop-1 of ``base`` to their k nearest other rows of ``base``.
 
     One block of query rows at a time, so peak memory is O(block * n) rather
-    than O(n * n); each similarity is one dot product whatever the block, so
-    the block size does not change the answer.
+    than O(n * n).
     """
     if block < 1:
         raise ValueError("block must be at least 1")
@@ -87,12 +101,13 @@ def _knn_rows(base: np.ndarray, start: int, stop: int, k: int, block: int) -> li
     edges: list[Edge] = []
     for lo in range(start, stop, block):
         hi = min(lo + block, stop)
+        query_rows = np.arange(lo, hi)
         sims = base[lo:hi] @ base.T
-        sims[np.arange(hi - lo), np.arange(lo, hi)] = -np.inf  # never one's own neighbour
-        cols, vals = _top_k(sims, k)
+        sims[np.arange(hi - lo), query_rows] = -np.inf  # never one's own neighbour
+        cols, scores = _top_k(sims, base, query_rows, k)
         for offset in range(hi - lo):
             src = lo + offset
-            edges.extend((src, int(c), float(v)) for c, v in zip(cols[offset], vals[offset], strict=True))
+            edges.extend((src, int(c), float(v)) for c, v in zip(cols[offset], scores[offset], strict=True))
     return edges
 
 
@@ -209,6 +224,7 @@ def leiden_communities(
     resolution: float = 1.0,
     seed: int = 42,
     min_size: int = 1,
+    n_iterations: int = 2,
 ) -> list[int]:
     """Community id per node (0 = largest) by Leiden on the undirected, weighted kNN graph.
 
@@ -217,6 +233,11 @@ def leiden_communities(
     merged by max. The seed and a canonical edge order make identical input
     give identical output. Communities smaller than ``min_size`` are folded
     into their most strongly linked neighbour community where one exists.
+
+    ``n_iterations`` bounds the Leiden passes (leidenalg's default, 2): on
+    structured embeddings more passes change nothing, while on structureless
+    data "until stable" (-1) took 15x longer (30 s vs 2 s at 13k nodes) for
+    a 2% better quality.
     """
     import igraph  # imported here: only the offline build needs the C extensions
     import leidenalg
@@ -235,7 +256,7 @@ def leiden_communities(
         weights="weight",
         resolution_parameter=resolution,
         seed=seed,
-        n_iterations=-1,  # iterate until stable: the result no longer depends on an arbitrary cut-off
+        n_iterations=n_iterations,
     )
     membership = list(partition.membership)
     if min_size > 1:
@@ -293,18 +314,29 @@ def _representatives(
 ) -> tuple[Hashable, ...]:
     """The members that look most like the community as a whole.
 
-    Rank by the weight of the community's top charges a member has, then of
-    its top features (both weighted by how common they are), then by fewer
-    off-profile labels, then by id, so the choice does not depend on input order.
+    A member's charges are scored by the cosine between its label set and the
+    community's top-charge counts (the sum of the counts of its labels over
+    the square root of how many labels it has). An extra label helps only if
+    it is common in the community (count above ~0.41 of the main one's): a
+    case with the main charge and a rare one ranks below a case with the
+    main charge alone. Features likewise. Charges decide first, then features, then the
+    id, so the choice does not depend on input order. Sums run over sorted
+    labels: a set's iteration order changes with the hash seed, and float
+    addition is not associative.
     """
 
+    def profile_score(labels: Sequence[str], counts: dict[str, int]) -> float:
+        own = sorted({label.strip() for label in labels if label and label.strip()})
+        if not own:
+            return 0.0
+        return sum(counts.get(label, 0) for label in own) / math.sqrt(len(own))
+
     def key(index: int) -> tuple:
-        charges = {c.strip() for c in member_charges[index] if c and c.strip()}
-        features = {f.strip() for f in member_features[index] if f and f.strip()}
-        charge_hits = sum(top_charges.get(c, 0) for c in charges)
-        feature_hits = sum(top_features.get(f, 0) for f in features)
-        off_profile = len(charges - top_charges.keys()) + len(features - top_features.keys())
-        return (-charge_hits, -feature_hits, off_profile, member_ids[index])
+        return (
+            -profile_score(member_charges[index], top_charges),
+            -profile_score(member_features[index], top_features),
+            member_ids[index],
+        )
 
     ranked = sorted(range(len(member_ids)), key=key)
     return tuple(member_ids[i] for i in ranked[:count])

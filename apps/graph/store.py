@@ -7,6 +7,8 @@ tables the graph mirrors, by primary key.
 
 from __future__ import annotations
 
+from django.db.models import F
+
 from apps.corpus.models import ArticleVersion, Interpretation, PrecedentOutcome
 from apps.graph import age
 from apps.graph.models import Community
@@ -110,7 +112,7 @@ class AgeGraphStore:
 
     def article_texts(self, article_pk: int) -> list[ArticleText]:
         return [ArticleText(version_pk=v.pk, article_pk=article_pk, text=v.text, valid_from=v.valid_from, valid_to=v.valid_to)
-                for v in ArticleVersion.objects.filter(article_id=article_pk).order_by("valid_from", "pk")]
+                for v in ArticleVersion.objects.filter(article_id=article_pk).order_by(F("valid_from").asc(nulls_first=True), "pk")]
 
     def checklist(self, article_pk: int, version_pk: int | None = None) -> list[ChecklistEntry]:
         rows = self._q("MATCH (a:Article {pk: $pk})-[:HAS_CHECK]->(i:ChecklistItem) WHERE i.variant = 'main' RETURN i",

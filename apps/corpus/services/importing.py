@@ -130,6 +130,10 @@ def corpus_import(*, data: bytes, filename: str, user=None, amendment: bool = Fa
         batch.kind = kind
         with transaction.atomic():
             counts = APPLIERS[kind](records, batch=batch, amendment=amendment, progress=progress)
+            # The graph projection follows in the same transaction: both or neither.
+            from apps.graph.services.following import graph_follow_import
+
+            graph_follow_import(kind=kind, batch=batch)
             return _finish(batch, ImportBatch.Status.PUBLISHED, counts=counts)
     except ImportValidationError as exc:
         return _finish(batch, ImportBatch.Status.FAILED, errors=exc.errors)

@@ -107,19 +107,38 @@ def dense_index_build(*, target: str, backend, progress: Progress = None, batch_
             )
             if progress:
                 progress(f"embedded {min(start + batch_size, len(ids))}/{len(ids)} {target}")
-        with connection.cursor() as cursor:
-            # Partial expression index: the column holds vectors of several models
-            # (dimensions), each index gets an HNSW graph over its own rows.
-            cursor.execute(
-                f"CREATE INDEX IF NOT EXISTS {_hnsw_index_name(index)} ON corpus_densevector "
-                f"USING hnsw ((vector::vector({int(backend.dim)})) vector_cosine_ops) WHERE index_id = {int(index.pk)}"
-            )
+        _create_hnsw(index, backend.dim)
         index.documents = len(ids)
         _activate(index)
     except Exception:
         SearchIndex.objects.filter(pk=index.pk).update(status=SearchIndex.Status.FAILED, finished_at=timezone.now())
         raise
     return index
+
+
+def dense_index_from_vectors(*, target: str, backend_name: str, model_id: str, artefact_dir: str,
+                             ids: list[int], vectors: np.ndarray) -> SearchIndex:
+    """Store vectors computed elsewhere (e.g. by the graph build) as the active dense index of ``target``."""
+    dim = int(vectors.shape[1])
+    index = SearchIndex.objects.create(target=target, method=SearchIndex.Method.DENSE, backend=backend_name,
+                                       model_id=model_id, dim=dim, artefact_dir=artefact_dir,
+                                       params={"backend": backend_name})
+    DenseVector.objects.bulk_create([DenseVector(index=index, object_id=i, vector=v) for i, v in zip(ids, vectors)],
+                                    batch_size=2000)
+    _create_hnsw(index, dim)
+    index.documents = len(ids)
+    _activate(index)
+    return index
+
+
+def _create_hnsw(index: SearchIndex, dim: int) -> None:
+    with connection.cursor() as cursor:
+        # Partial expression index: the column holds vectors of several models
+        # (dimensions); each index gets an HNSW graph over its own rows.
+        cursor.execute(
+            f"CREATE INDEX IF NOT EXISTS {_hnsw_index_name(index)} ON corpus_densevector "
+            f"USING hnsw ((vector::vector({int(dim)})) vector_cosine_ops) WHERE index_id = {int(index.pk)}"
+        )
 
 
 def search_index_drop(*, index: SearchIndex) -> None:
