@@ -94,10 +94,12 @@ def _hnsw_index_name(index: SearchIndex) -> str:
     return f"corpus_densevector_hnsw_{index.pk}"
 
 
-def dense_index_build(*, target: str, backend, progress: Progress = None, batch_size: int = 256) -> SearchIndex:
+def dense_index_build(*, target: str, backend, backend_name: str, artefact_dir: str = "", progress: Progress = None,
+                      batch_size: int = 256) -> SearchIndex:
     """Embed every document with ``backend`` and build an HNSW index over them."""
-    index = SearchIndex.objects.create(target=target, method=SearchIndex.Method.DENSE, backend=type(backend).__name__,
-                                       model_id=backend.model_id, dim=backend.dim)
+    index = SearchIndex.objects.create(target=target, method=SearchIndex.Method.DENSE, backend=backend_name,
+                                       model_id=backend.model_id, dim=backend.dim, artefact_dir=artefact_dir,
+                                       params={"backend": backend_name})
     try:
         ids, texts = DOCUMENTS[target]()
         for start in range(0, len(ids), batch_size):
@@ -133,12 +135,44 @@ def dense_index_from_vectors(*, target: str, backend_name: str, model_id: str, a
 
 def _create_hnsw(index: SearchIndex, dim: int) -> None:
     with connection.cursor() as cursor:
+        # Inside a larger transaction the vectors' deferred FK checks must run
+        # first: PostgreSQL refuses CREATE INDEX with pending trigger events.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         # Partial expression index: the column holds vectors of several models
         # (dimensions); each index gets an HNSW graph over its own rows.
         cursor.execute(
             f"CREATE INDEX IF NOT EXISTS {_hnsw_index_name(index)} ON corpus_densevector "
             f"USING hnsw ((vector::vector({int(dim)})) vector_cosine_ops) WHERE index_id = {int(index.pk)}"
         )
+
+
+def search_indexes_build(*, dense_backend: str = DEFAULT_DENSE_BACKEND, progress: Progress = None) -> list[SearchIndex]:
+    """BM25 and dense indexes over articles and precedents, each switched in when complete.
+
+    The default dense backend is an LSA model trained here on the corpus itself
+    (articles and precedents together, so queries of either kind share one space);
+    ``e5`` uses the bundled multilingual-e5-small, ``openai`` an embeddings server.
+    """
+    tokenizer = legal_tokenizer()
+    built = [bm25_index_build(target=t, tokenizer=tokenizer, progress=progress)
+             for t in (SearchIndex.Target.ARTICLES, SearchIndex.Target.PRECEDENTS)]
+    from apps.corpus.search.embeddings import LSABackend, get_backend
+
+    artefact_dir = ""
+    if dense_backend == "lsa":
+        texts = article_documents()[1] + precedent_documents()[1]
+        if progress:
+            progress(f"training the LSA embedding on {len(texts)} documents")
+        backend = LSABackend(dim=min(256, max(2, len(texts) - 1)), tokenizer=tokenizer).fit(texts)
+        directory = Path(settings.MEDIA_ROOT) / "models" / backend.model_id
+        backend.save(directory)
+        artefact_dir = str(directory)
+    else:
+        backend = get_backend(dense_backend)
+    for target in (SearchIndex.Target.ARTICLES, SearchIndex.Target.PRECEDENTS):
+        built.append(dense_index_build(target=target, backend=backend, backend_name=dense_backend,
+                                       artefact_dir=artefact_dir, progress=progress))
+    return built
 
 
 def search_index_drop(*, index: SearchIndex) -> None:

@@ -7,7 +7,6 @@ projection of exactly what it touched, inside the import's transaction.
 
 from apps.corpus.models import Article, Charge, ImportBatch, Interpretation, Precedent
 from apps.graph.models import GraphBuild
-from apps.graph.services.building import graph_cases_add
 from apps.graph.services.projection import graph_sync
 
 
@@ -15,6 +14,8 @@ def graph_follow_import(*, kind: str, batch: ImportBatch) -> None:
     if not GraphBuild.objects.filter(status=GraphBuild.Status.DONE).exists():
         return
     if kind == "case":
+        from apps.graph.services.building import graph_cases_add
+
         graph_cases_add(list(Precedent.objects.filter(batch=batch).values_list("pk", flat=True)))
     elif kind == "statute":
         graph_sync("Article", Article.objects.filter(versions__batch=batch).values_list("pk", flat=True).distinct())

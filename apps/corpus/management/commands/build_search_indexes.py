@@ -1,0 +1,19 @@
+import time
+
+from django.core.management.base import BaseCommand
+
+from apps.corpus.services.indexing import DEFAULT_DENSE_BACKEND, search_indexes_build
+
+
+class Command(BaseCommand):
+    help = "Build BM25 and dense (pgvector HNSW) indexes over articles and precedents; switch them in when done."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dense", default=DEFAULT_DENSE_BACKEND, help="lsa (trained here, default), e5 or openai")
+
+    def handle(self, *args, dense, **options):
+        start = time.perf_counter()
+        indexes = search_indexes_build(dense_backend=dense,
+                                       progress=lambda m: self.stdout.write(f"  [{time.perf_counter() - start:6.1f} s] {m}"))
+        for index in indexes:
+            self.stdout.write(f"{index.method}:{index.target} — {index.documents} documents, model {index.model_id}")

