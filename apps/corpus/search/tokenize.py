@@ -171,8 +171,8 @@ class Tokenizer:
         engine.total = total
         engine.initialized = True
         if self._user_dict is not None:
-            for word, freq in read_dict_file(self._user_dict):
-                self._add_one(engine, word, freq)
+            for word, word_freq in read_dict_file(self._user_dict):
+                self._add_one(engine, word, word_freq)
         for word in sorted(set(self._pending)):
             self._add_one(engine, word, None)
         self._pending.clear()
@@ -187,19 +187,18 @@ class Tokenizer:
             engine.add_word(part, freq or max(USER_WORD_FREQ, engine.FREQ.get(part, 0)))
 
     def add_words(self, words: Iterable[str]) -> int:
-        """Add words (e.g. all charge names) so they stay whole; returns how many were new.
+        """Add words (e.g. all charge names) so they stay whole; returns how many pieces were new.
 
         Names containing punctuation are added piece by piece (see jieba_parts).
+        Segmentation of other text can shift slightly (jieba's probabilities are
+        relative to the total frequency), so add words before building indexes.
         """
         words = [w for w in words if w and w.strip()]
+        engine = self._engine()
         with self._lock:
-            if self._jieba is None:
-                before = len(set(self._pending))
-                self._pending.extend(words)
-                return len(set(self._pending)) - before
             before = len(self._added)
             for word in sorted(set(words)):
-                self._add_one(self._jieba, word, None)
+                self._add_one(engine, word, None)
             return len(self._added) - before
 
     # -- use ------------------------------------------------------------------

@@ -52,6 +52,8 @@ _REPAIR_ECHO_CHARS = 4000
 _REPAIR_MAX_ERRORS = 8
 _SCHEMA_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _HEX64_RE = re.compile(r"^[0-9a-f]{64}$")
+# Words by which a server error says it cannot honour the requested output format.
+_FORMAT_WORDS = ("response_format", "json_schema", "structured output", "guided", "grammar")
 
 
 # --------------------------------------------------------------------------- errors
@@ -303,7 +305,9 @@ class CircuitBreaker:
     OPEN = "open"
     HALF_OPEN = "half_open"
 
-    def __init__(self, fail_max: int = 5, reset_timeout_s: float = 30.0, *, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, fail_max: int = 5, reset_timeout_s: float = 30.0, *, clock: Callable[[], float] = time.monotonic
+    ):
         if fail_max < 1:
             raise ValueError("fail_max must be at least 1")
         self.fail_max = fail_max
@@ -840,6 +844,8 @@ class LLMClient:
                     return self._read_reply(body, state)
                 if status in (408, 429) or status >= 500:
                     if status >= 500 and self._json_schema_refused(status, body, state):
+                        if self.breaker is not None:
+                            self.breaker.record_success()  # alive, just not for this format
                         self._fall_back(state)
                         continue
                     raise _Transient(f"HTTP {status}", _retry_after(headers))
@@ -861,24 +867,25 @@ class LLMClient:
                 self._fall_back(state)
                 continue
             text = body[:2000].decode("utf-8", "replace")
-            raise ModelRequestRejected(f"{state.stage}: server rejected the request (HTTP {status})", status=status, body=text)
+            raise ModelRequestRejected(
+                f"{state.stage}: server rejected the request (HTTP {status})", status=status, body=text
+            )
 
     def _json_schema_refused(self, status: int, body: bytes, state: _CallState) -> bool:
         """Does this error say the server cannot do json_schema output?
 
-        400/422 while asking for json_schema count as a refusal (tried once);
-        so does a 5xx whose body names response_format, which is how
-        llama-cpp-python's server reports a response_format type it does not
-        know (its route handler turns the validation error into a 500).
+        A 400/422 - or a 5xx: llama-cpp-python's server turns its request
+        validation error for an unknown response_format type into a 500 -
+        whose body names the response format or structured output.  Any
+        other 4xx (context too long, unknown model) is a plain rejection.
+        Checked once per call: the fallback request is not re-examined.
         """
         if state.mode != "json_schema" or state.fell_back:
             return False
-        if status in (400, 422):
-            return True
-        if status >= 500:
-            text = body[:4000].decode("utf-8", "replace")
-            return "response_format" in text or "json_schema" in text
-        return False
+        if status not in (400, 422) and status < 500:
+            return False
+        text = body[:4000].decode("utf-8", "replace").lower()
+        return any(word in text for word in _FORMAT_WORDS)
 
     def _fall_back(self, state: _CallState) -> None:
         log.warning("llm %s: server refused json_schema output; using json_object", state.stage)

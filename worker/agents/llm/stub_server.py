@@ -23,6 +23,7 @@ Modes (also settable per request with the header ``X-Stub-Mode``):
 ``hang``            never answer (until the cap or shutdown), then drop the connection
 ``drop``            close the connection without an answer
 ``500`` / ``400``   always that status
+``429``             always 429 with ``Retry-After: 1``
 ``503xN``           N times 503, then as ``ok``
 ``garbage``         a reply that is not JSON
 ``truncated``       the ``ok`` JSON cut in half, ``finish_reason: "length"``
@@ -42,6 +43,7 @@ import json
 import math
 import re
 import signal
+import sys
 import threading
 import time
 import urllib.request
@@ -62,7 +64,7 @@ INJECTION_MARKERS = (
     "忽略上述指令",
     "system:",
 )
-_MODE_RE = re.compile(r"^(ok|canned|hang|drop|500|400|garbage|truncated|obey-injection)$|^slow:(\d+(?:\.\d+)?)$"
+_MODE_RE = re.compile(r"^(ok|canned|hang|drop|500|400|429|garbage|truncated|obey-injection)$|^slow:(\d+(?:\.\d+)?)$"
                       r"|^503x(\d+)$|^no-json-schema(?::(\d{3}))?$")  # fmt: skip
 
 
@@ -78,6 +80,9 @@ class _State:
         self.reset_stats()
 
     def reset_stats(self) -> None:
+        # A request still sleeping from before a reset must not touch the new
+        # test's counters or queue when it wakes: it sees the generation change.
+        self.generation = getattr(self, "generation", 0) + 1
         self.calls = 0
         self.by_status: dict[str, int] = {}
         self.health_calls = 0
@@ -212,8 +217,11 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         return self.rfile.read(length)
 
-    def _sleep(self, seconds: float) -> None:
+    def _sleep(self, seconds: float) -> bool:
+        """Sleep (capped, woken by shutdown); False if the stub was reset or stopped meanwhile."""
+        generation = self.state.generation
         self.state.stopping.wait(min(max(0.0, seconds), self.state.max_sleep_s))
+        return generation == self.state.generation and not self.state.stopping.is_set()
 
     def _drop(self) -> None:
         self.close_connection = True
@@ -293,9 +301,11 @@ class _Handler(BaseHTTPRequestHandler):
                     mode = "503"
                 else:
                     mode = "ok"
+            generation = state.generation
         status = self._respond(mode, body)
         with state.lock:
-            state.by_status[str(status)] = state.by_status.get(str(status), 0) + 1
+            if generation == state.generation:
+                state.by_status[str(status)] = state.by_status.get(str(status), 0) + 1
 
     def _respond(self, mode: str, body: dict) -> int:
         state = self.state
@@ -306,6 +316,9 @@ class _Handler(BaseHTTPRequestHandler):
         if mode == "500":
             self._send_json(500, {"error": {"message": "internal error"}})
             return 500
+        if mode == "429":
+            self._send_json(429, {"error": {"message": "rate limited"}}, {"Retry-After": "1"})
+            return 429
         if mode == "400":
             self._send_json(400, {"error": {"message": "bad request"}})
             return 400
@@ -326,7 +339,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return status
             mode = "ok"
         if mode.startswith("slow:"):
-            self._sleep(float(mode.split(":", 1)[1]))
+            if not self._sleep(float(mode.split(":", 1)[1])):
+                self._drop()
+                return 0
             mode = "ok"
 
         finish = "stop"
@@ -376,6 +391,12 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gave up (timeout tests) leaves a broken pipe: not news.
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, ConnectionError | TimeoutError):
+            super().handle_error(request, client_address)
 
 
 class StubServer:
