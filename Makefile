@@ -29,3 +29,6 @@ shell:
 
 bench-import:
 	bash -c '. scripts/env.sh && bash scripts/createdb.sh --fresh lextrace_bench && DB_NAME=lextrace_bench python manage.py migrate -v0 && DB_NAME=lextrace_bench python bench/corpus_import.py'
+
+bench-graph:
+	bash -c '. scripts/env.sh && DB_NAME=lextrace_bench python manage.py migrate -v0 && DB_NAME=lextrace_bench python bench/graph_build.py'

@@ -147,11 +147,16 @@ def labels(graph: str = GRAPH_NAME) -> Iterable[tuple[str, str]]:
 # minutes; these write AGE's label tables directly with set-based SQL (values
 # still travel only as query parameters). AGE fills the graph ids itself.
 
+def _prop_expr(alias: str, prop: str = "pk") -> str:
+    check_label(prop)
+    return f"ag_catalog.agtype_access_operator(VARIADIC ARRAY[{alias}.properties, '\"{prop}\"'::ag_catalog.agtype])"
+
+
 def _pk_expr(alias: str) -> str:
-    return f"ag_catalog.agtype_access_operator(VARIADIC ARRAY[{alias}.properties, '\"pk\"'::ag_catalog.agtype])"
+    return _prop_expr(alias, "pk")
 
 
-def label_create(label: str, *, edge: bool = False, graph: str = GRAPH_NAME) -> None:
+def label_create(label: str, *, edge: bool = False, indexed: tuple[str, ...] = ("pk",), graph: str = GRAPH_NAME) -> None:
     """Create a vertex or edge label (idempotent) with the indexes our queries use."""
     check_identifier(graph)
     check_label(label)
@@ -168,9 +173,13 @@ def label_create(label: str, *, edge: bool = False, graph: str = GRAPH_NAME) -> 
             cursor.execute(f'CREATE INDEX IF NOT EXISTS "{label}_start_idx" ON {table} (start_id)')
             cursor.execute(f'CREATE INDEX IF NOT EXISTS "{label}_end_idx" ON {table} (end_id)')
         else:
-            # GIN serves MATCH (n:L {pk: $pk}); the btree serves WHERE n.pk = $pk and bulk joins.
-            cursor.execute(f'CREATE INDEX IF NOT EXISTS "{label}_props_idx" ON {table} USING gin (properties)')
-            cursor.execute(f'CREATE INDEX IF NOT EXISTS "{label}_pk_idx" ON {table} ({_pk_expr(table)})')
+            # AGE creates no index on a vertex's graph id, which every edge hop joins on.
+            cursor.execute(f'CREATE INDEX IF NOT EXISTS "{label}_id_idx" ON {table} (id)')
+            # Btree indexes serve `WHERE n.prop = $value` with a prepared parameter
+            # (a `{prop: $value}` map pattern cannot use an index in a generic plan,
+            # so queries filter with WHERE) and the bulk edge joins on pk.
+            for prop in indexed:
+                cursor.execute(f'CREATE INDEX IF NOT EXISTS "{label}_{prop}_idx" ON {table} ({_prop_expr(table, prop)})')
 
 
 def vertices_insert(label: str, rows: list[dict], *, graph: str = GRAPH_NAME, chunk: int = 5000) -> int:
@@ -221,7 +230,22 @@ def label_counts(graph: str = GRAPH_NAME) -> dict[str, int]:
     return result
 
 
-def graph_reset(graph: str = GRAPH_NAME) -> None:
-    """Drop and recreate the graph. Call inside a transaction: readers keep the old one until commit."""
-    graph_drop(graph)
+def graph_clear(graph: str = GRAPH_NAME) -> None:
+    """Empty every label of the graph, keeping labels and indexes.
+
+    TRUNCATE is transactional: readers keep the old graph until commit. (Dropping
+    and recreating the graph in one session leaves AGE's label cache pointing at
+    the dropped tables: "label (relation) cache corrupted".)
+    """
     graph_create(graph)
+    tables = [f'{check_identifier(graph)}."{check_label(name)}"' for name, _ in labels(graph)]
+    if tables:
+        with connection.cursor() as cursor:
+            cursor.execute(f"TRUNCATE {', '.join(tables)}")
+
+
+def graph_analyze(graph: str = GRAPH_NAME) -> None:
+    """Refresh planner statistics after a bulk load (stale ones make the planner scan whole labels)."""
+    with connection.cursor() as cursor:
+        for name, _ in labels(graph):
+            cursor.execute(f'ANALYZE {check_identifier(graph)}."{check_label(name)}"')

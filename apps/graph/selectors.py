@@ -67,7 +67,7 @@ def _lookup_text(props: dict) -> str:
 def graph_neighbourhood(label: str, pk: int, *, limit: int = NEIGHBOURHOOD_LIMIT) -> dict:
     """One hop around a vertex, as Cytoscape-ready elements (nodes and edges)."""
     age.check_label(label)
-    rows = age.cypher(f"MATCH (n:{label} {{pk: $pk}})-[r]-(m) RETURN n, r, m LIMIT $limit",
+    rows = age.cypher(f"MATCH (n:{label})-[r]-(m) WHERE n.pk = $pk RETURN n, r, m LIMIT $limit",
                       {"pk": pk, "limit": limit}, columns=["n", "r", "m"])
     nodes, edges, table = {}, [], []
     for n, r, m in rows:
@@ -79,7 +79,7 @@ def graph_neighbourhood(label: str, pk: int, *, limit: int = NEIGHBOURHOOD_LIMIT
         edges.append({"id": str(r["id"]), "source": str(r["start_id"]), "target": str(r["end_id"]), "label": r["label"],
                       "score": r["properties"].get("score")})
     if not rows:
-        center = age.cypher(f"MATCH (n:{label} {{pk: $pk}}) RETURN n", {"pk": pk}, columns=["n"])
+        center = age.cypher(f"MATCH (n:{label}) WHERE n.pk = $pk RETURN n", {"pk": pk}, columns=["n"])
         for (v,) in center:
             nodes[v["id"]] = {"id": str(v["id"]), "label": v["label"], "pk": pk, "caption": _caption(v["properties"]), "center": True}
     return {"nodes": list(nodes.values()), "edges": edges, "rows": table, "truncated": len(rows) >= limit}

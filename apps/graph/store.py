@@ -61,7 +61,7 @@ class AgeGraphStore:
         return found[0] if found else None
 
     def cases_of_offence(self, charge: str, limit: int = 50) -> list[CaseNode]:
-        rows = self._q("MATCH (c:Case)-[:CONVICTED_OF]->(o:Offence {name: $name}) RETURN c.pk ORDER BY c.pk LIMIT $limit",
+        rows = self._q("MATCH (c:Case)-[:CONVICTED_OF]->(o:Offence) WHERE o.name = $name RETURN c.pk ORDER BY c.pk LIMIT $limit",
                        {"name": charge, "limit": limit}, ("pk",))
         return self._cases([r[0] for r in rows])
 
@@ -74,17 +74,17 @@ class AgeGraphStore:
         return sorted(nodes, key=lambda a: (a.law, a.number, a.sub))
 
     def articles_of_case(self, case_pk: int) -> list[ArticleNode]:
-        return self._articles("MATCH (c:Case {pk: $pk})-[:CITES]->(a:Article) RETURN a", {"pk": case_pk})
+        return self._articles("MATCH (c:Case)-[:CITES]->(a:Article) WHERE c.pk = $pk RETURN a", {"pk": case_pk})
 
     def articles_defining(self, charge: str) -> list[ArticleNode]:
-        return self._articles("MATCH (a:Article)-[:DEFINES]->(o:Offence {name: $name}) RETURN a", {"name": charge})
+        return self._articles("MATCH (a:Article)-[:DEFINES]->(o:Offence) WHERE o.name = $name RETURN a", {"name": charge})
 
     def offences(self) -> list[str]:
         return [r[0] for r in self._q("MATCH (o:Offence) RETURN o.name ORDER BY o.name", columns=("name",))]
 
     # -- ontology graph -------------------------------------------------------
     def neighbours(self, case_pk: int) -> list[tuple[int, float]]:
-        rows = self._q("MATCH (c:Case {pk: $pk})-[s:SIMILAR_TO]->(d:Case) RETURN d.pk, s.score",
+        rows = self._q("MATCH (c:Case)-[s:SIMILAR_TO]->(d:Case) WHERE c.pk = $pk RETURN d.pk, s.score",
                        {"pk": case_pk}, ("pk", "score"))
         return sorted(((r[0], float(r[1])) for r in rows), key=lambda x: (-x[1], x[0]))
 
@@ -96,18 +96,18 @@ class AgeGraphStore:
                 for c in Community.objects.filter(pk__in=pks).order_by("level", "number")]
 
     def community_members(self, community_pk: int) -> list[int]:
-        rows = self._q("MATCH (c:Case)-[:IN_COMMUNITY]->(m:Community {pk: $pk}) RETURN c.pk ORDER BY c.pk",
+        rows = self._q("MATCH (c:Case)-[:IN_COMMUNITY]->(m:Community) WHERE m.pk = $pk RETURN c.pk ORDER BY c.pk",
                        {"pk": community_pk}, ("pk",))
         return [r[0] for r in rows]
 
     def community_of(self, case_pk: int) -> int | None:
-        rows = self._q("MATCH (c:Case {pk: $pk})-[:IN_COMMUNITY]->(m:Community) RETURN m.pk ORDER BY m.pk LIMIT 1",
+        rows = self._q("MATCH (c:Case)-[:IN_COMMUNITY]->(m:Community) WHERE c.pk = $pk RETURN m.pk ORDER BY m.pk LIMIT 1",
                        {"pk": case_pk}, ("pk",))
         return rows[0][0] if rows else None
 
     # -- rule graph -----------------------------------------------------------
     def article(self, article_pk: int) -> ArticleNode | None:
-        found = self._articles("MATCH (a:Article {pk: $pk}) RETURN a", {"pk": article_pk})
+        found = self._articles("MATCH (a:Article) WHERE a.pk = $pk RETURN a", {"pk": article_pk})
         return found[0] if found else None
 
     def article_texts(self, article_pk: int) -> list[ArticleText]:
@@ -115,7 +115,7 @@ class AgeGraphStore:
                 for v in ArticleVersion.objects.filter(article_id=article_pk).order_by(F("valid_from").asc(nulls_first=True), "pk")]
 
     def checklist(self, article_pk: int, version_pk: int | None = None) -> list[ChecklistEntry]:
-        rows = self._q("MATCH (a:Article {pk: $pk})-[:HAS_CHECK]->(i:ChecklistItem) WHERE i.variant = 'main' RETURN i",
+        rows = self._q("MATCH (a:Article)-[:HAS_CHECK]->(i:ChecklistItem) WHERE a.pk = $pk AND i.variant = 'main' RETURN i",
                        {"pk": article_pk}, ("i",))
         items = [r[0]["properties"] for r in rows]
         if version_pk is None:
@@ -126,9 +126,9 @@ class AgeGraphStore:
                        for i in items if i["version_pk"] == version_pk), key=lambda e: e.order)
 
     def interpretations(self, article_pk: int) -> list[InterpretationNode]:
-        rows = self._q("MATCH (i:Interpretation)-[:INTERPRETS]->(a:Article {pk: $pk}) RETURN i.pk", {"pk": article_pk}, ("pk",))
+        rows = self._q("MATCH (i:Interpretation)-[:INTERPRETS]->(a:Article) WHERE a.pk = $pk RETURN i.pk", {"pk": article_pk}, ("pk",))
         return [InterpretationNode(pk=i.pk, source=i.source, para=i.para, text=i.text)
                 for i in Interpretation.objects.filter(pk__in=[r[0] for r in rows]).order_by("pk")]
 
     def references(self, article_pk: int) -> list[ArticleNode]:
-        return self._articles("MATCH (a:Article {pk: $pk})-[:REFERS_TO]->(b:Article) RETURN b", {"pk": article_pk})
+        return self._articles("MATCH (a:Article)-[:REFERS_TO]->(b:Article) WHERE a.pk = $pk RETURN b", {"pk": article_pk})

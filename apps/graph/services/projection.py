@@ -25,6 +25,7 @@ class VertexSpec:
     label: str
     rows: Callable[[set[int] | None], list[dict]]
     count: Callable[[], int]
+    indexed: tuple[str, ...] = ("pk",)
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,9 @@ def _checklist_rows(pks):
 
 
 VERTICES = [
-    VertexSpec("Case", _case_rows, lambda: Precedent.objects.count()),
+    VertexSpec("Case", _case_rows, lambda: Precedent.objects.count(), ("pk", "ext_id")),
     VertexSpec("Article", _article_rows, lambda: Article.objects.count()),
-    VertexSpec("Offence", _offence_rows, lambda: Charge.objects.count()),
+    VertexSpec("Offence", _offence_rows, lambda: Charge.objects.count(), ("pk", "name")),
     VertexSpec("Feature", _feature_rows, lambda: Feature.objects.count()),
     VertexSpec("Community", _community_rows, lambda: Community.objects.count()),
     VertexSpec("Interpretation", _interpretation_rows, lambda: Interpretation.objects.count()),
@@ -172,7 +173,7 @@ EDGES = [
 
 def _create_labels() -> None:
     for spec in VERTICES:
-        age.label_create(spec.label)
+        age.label_create(spec.label, indexed=spec.indexed)
     for spec in EDGES:
         age.label_create(spec.label, edge=True)
 
@@ -180,7 +181,7 @@ def _create_labels() -> None:
 @transaction.atomic
 def graph_project_all(progress: Callable[[str], None] | None = None) -> dict[str, int]:
     """Rebuild the whole AGE projection from the relational tables, in one transaction."""
-    age.graph_reset()
+    age.graph_clear()
     _create_labels()
     for spec in VERTICES:
         age.vertices_insert(spec.label, spec.rows(None))
@@ -190,6 +191,7 @@ def graph_project_all(progress: Callable[[str], None] | None = None) -> dict[str
         age.edges_insert(spec.label, spec.start, spec.end, list(spec.pairs(None, None)))
         if progress:
             progress(f"edges {spec.label}")
+    age.graph_analyze()
     return age.label_counts()
 
 
