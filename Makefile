@@ -32,3 +32,6 @@ bench-import:
 
 bench-graph:
 	bash -c '. scripts/env.sh && DB_NAME=lextrace_bench python manage.py migrate -v0 && DB_NAME=lextrace_bench python bench/graph_build.py'
+
+bench-search:
+	bash -c '. scripts/env.sh && DB_NAME=lextrace_bench python manage.py migrate -v0 && DB_NAME=lextrace_bench python bench/vector_recall.py'

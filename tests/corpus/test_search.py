@@ -54,11 +54,12 @@ def test_a_failed_rebuild_leaves_the_previous_index_serving(demo_indexes, monkey
 
     from apps.corpus.search.embeddings import LSABackend
 
-    monkeypatch.setattr(LSABackend, "embed_passages", broken)
+    monkeypatch.setattr(LSABackend, "embed_tokens", broken)
     with pytest.raises(RuntimeError):
         indexing.search_indexes_build()
     assert SearchIndex.objects.get(target="precedents", method="dense", active=True) == before
     assert SearchIndex.objects.filter(status="failed").exists()
+    monkeypatch.undo()
     assert dense_search(target="precedents", query=case.fact, k=1)[0][0] == case.pk
 
 

@@ -90,6 +90,14 @@ def test_a_demo_user_logs_in_and_sees_the_home_page(demo_server, browser, artifa
     page.click("#ping-worker")
     page.wait_for_selector(".ping .ok", timeout=60000)
     page.screenshot(path=str(artifacts_dir / "demo-health.png"), full_page=True)
+
+    # The demo corpus is loaded and its graph built: the explorer draws an article's neighbourhood.
+    page.goto(demo_server + "/graph/explore/?q=264")
+    assert "盗窃罪" in page.inner_text("#neighbours")
+    page.wait_for_selector("#cy canvas", timeout=30000)
+    page.screenshot(path=str(artifacts_dir / "demo-graph-explorer.png"), full_page=True)
+    page.goto(demo_server + "/graph/")
+    assert "consistent" in page.inner_text("main")
     page.close()
 
 

@@ -164,9 +164,15 @@ class LSABackend(EmbeddingBackend):
         return self.fit_tokens(self.tokenizer.tokens_many(_as_list(texts)))
 
     def fit_tokens(self, token_lists: Sequence[Sequence[str]]) -> LSABackend:
-        """Fit on already tokenized documents (reuse the tokens built for BM25)."""
+        """Fit on documents already tokenized by ``self.tokenizer`` (reuse the BM25 tokens).
+
+        The tokenizer's fingerprint is recorded, so the tokens must come from that
+        same tokenizer in its current state.
+        """
         from sklearn.decomposition import TruncatedSVD
         from sklearn.feature_extraction.text import TfidfVectorizer
+
+        token_lists = list(token_lists)  # consumed twice (vocabulary, then matrix)
 
         cfg = self.config
         vectorizer = TfidfVectorizer(
@@ -243,7 +249,9 @@ class LSABackend(EmbeddingBackend):
         return self._model_id
 
     def embed_tokens(self, token_lists: Sequence[Sequence[str]]) -> np.ndarray:
+        """Embed documents already tokenized by ``self.tokenizer``."""
         self._require_fitted()
+        token_lists = list(token_lists)
         if len(token_lists) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
         # float32 throughout: casting the (dim x vocabulary) components to float64

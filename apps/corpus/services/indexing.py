@@ -68,15 +68,20 @@ def _activate(index: SearchIndex) -> None:
         index.save(update_fields=["active", "status", "finished_at", "documents", "artefact_dir", "model_id", "dim", "params"])
 
 
-def bm25_index_build(*, target: str, tokenizer: Tokenizer | None = None, progress: Progress = None) -> SearchIndex:
+def tokenized_documents(target: str, tokenizer: Tokenizer, progress: Progress = None) -> tuple[list[int], list[list[str]]]:
+    ids, texts = DOCUMENTS[target]()
+    if progress:
+        progress(f"tokenizing {len(ids)} {target}")
+    return ids, tokenizer.tokens_many(texts)
+
+
+def bm25_index_build(*, target: str, tokenizer: Tokenizer | None = None, documents=None, progress: Progress = None) -> SearchIndex:
+    """BM25 over ``documents`` ((ids, token lists), tokenized here when not given)."""
     tokenizer = tokenizer or legal_tokenizer()
     index = SearchIndex.objects.create(target=target, method=SearchIndex.Method.BM25, backend="bm25s",
                                        model_id=f"bm25-jieba-{tokenizer.fingerprint()}")
     try:
-        ids, texts = DOCUMENTS[target]()
-        if progress:
-            progress(f"tokenizing {len(ids)} {target}")
-        tokens = tokenizer.tokens_many(texts)
+        ids, tokens = documents or tokenized_documents(target, tokenizer, progress)
         bm25 = BM25Index.build(ids, tokens, metadata={"tokenizer": tokenizer.fingerprint(), "target": target})
         directory = index_root() / str(index.pk)
         bm25.save(directory)
@@ -95,15 +100,22 @@ def _hnsw_index_name(index: SearchIndex) -> str:
 
 
 def dense_index_build(*, target: str, backend, backend_name: str, artefact_dir: str = "", progress: Progress = None,
-                      batch_size: int = 256) -> SearchIndex:
-    """Embed every document with ``backend`` and build an HNSW index over them."""
+                      batch_size: int = 256, tokens: list[list[str]] | None = None) -> SearchIndex:
+    """Embed every document with ``backend`` and build an HNSW index over them.
+
+    ``tokens`` (the documents already tokenized by the backend's tokenizer) spares
+    a second jieba pass for token-based backends such as LSA.
+    """
     index = SearchIndex.objects.create(target=target, method=SearchIndex.Method.DENSE, backend=backend_name,
                                        model_id=backend.model_id, dim=backend.dim, artefact_dir=artefact_dir,
                                        params={"backend": backend_name})
     try:
         ids, texts = DOCUMENTS[target]()
         for start in range(0, len(ids), batch_size):
-            vectors = backend.embed_passages(texts[start:start + batch_size])
+            if tokens is not None:
+                vectors = backend.embed_tokens(tokens[start:start + batch_size])
+            else:
+                vectors = backend.embed_passages(texts[start:start + batch_size])
             DenseVector.objects.bulk_create(
                 [DenseVector(index=index, object_id=i, vector=v) for i, v in zip(ids[start:start + batch_size], vectors)]
             )
@@ -154,24 +166,27 @@ def search_indexes_build(*, dense_backend: str = DEFAULT_DENSE_BACKEND, progress
     ``e5`` uses the bundled multilingual-e5-small, ``openai`` an embeddings server.
     """
     tokenizer = legal_tokenizer()
-    built = [bm25_index_build(target=t, tokenizer=tokenizer, progress=progress)
-             for t in (SearchIndex.Target.ARTICLES, SearchIndex.Target.PRECEDENTS)]
+    # jieba is the slow part: tokenize every document once, for BM25 and LSA alike.
+    targets = (SearchIndex.Target.ARTICLES, SearchIndex.Target.PRECEDENTS)
+    documents = {t: tokenized_documents(t, tokenizer, progress) for t in targets}
+    built = [bm25_index_build(target=t, tokenizer=tokenizer, documents=documents[t], progress=progress) for t in targets]
     from apps.corpus.search.embeddings import LSABackend, get_backend
 
     artefact_dir = ""
-    if dense_backend == "lsa":
-        texts = article_documents()[1] + precedent_documents()[1]
+    lsa = dense_backend == "lsa"
+    if lsa:
+        all_tokens = documents[targets[0]][1] + documents[targets[1]][1]
         if progress:
-            progress(f"training the LSA embedding on {len(texts)} documents")
-        backend = LSABackend(dim=min(256, max(2, len(texts) - 1)), tokenizer=tokenizer).fit(texts)
+            progress(f"training the LSA embedding on {len(all_tokens)} documents")
+        backend = LSABackend(dim=min(256, max(2, len(all_tokens) - 1)), tokenizer=tokenizer).fit_tokens(all_tokens)
         directory = Path(settings.MEDIA_ROOT) / "models" / backend.model_id
         backend.save(directory)
         artefact_dir = str(directory)
     else:
         backend = get_backend(dense_backend)
-    for target in (SearchIndex.Target.ARTICLES, SearchIndex.Target.PRECEDENTS):
-        built.append(dense_index_build(target=target, backend=backend, backend_name=dense_backend,
-                                       artefact_dir=artefact_dir, progress=progress))
+    for target in targets:
+        built.append(dense_index_build(target=target, backend=backend, backend_name=dense_backend, artefact_dir=artefact_dir,
+                                       progress=progress, tokens=documents[target][1] if lsa else None))
     return built
 
 

@@ -13,8 +13,14 @@ class Command(BaseCommand):
         parser.add_argument("--resolution", type=float, default=DEFAULTS["resolution"], help="Leiden resolution")
         parser.add_argument("--seed", type=int, default=DEFAULTS["seed"])
         parser.add_argument("--dim", type=int, default=DEFAULTS["dim"], help="ontology embedding dimension")
+        parser.add_argument("--if-missing", action="store_true", help="do nothing when a graph has been built")
 
-    def handle(self, *args, k, resolution, seed, dim, **options):
+    def handle(self, *args, k, resolution, seed, dim, if_missing, **options):
+        from apps.graph.models import GraphBuild
+
+        if if_missing and GraphBuild.objects.filter(status=GraphBuild.Status.DONE).exists():
+            self.stdout.write("graph present; nothing to do")
+            return
         start = time.perf_counter()
 
         def progress(stage):
