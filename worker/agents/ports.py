@@ -37,3 +37,50 @@ class GraphStore(Protocol):
     def checklist(self, article_pk: int, version_pk: int | None = None) -> list[ChecklistEntry]: ...
     def interpretations(self, article_pk: int) -> list[InterpretationNode]: ...
     def references(self, article_pk: int) -> list[ArticleNode]: ...
+
+
+class Retriever(Protocol):
+    """Search over the indexes (pgvector, BM25) the graph does not answer."""
+
+    def similar_cases(self, query_text: str, k: int) -> list[tuple[int, float]]:
+        """R_sem: cases by similarity of their ontology text to ``query_text``."""
+        ...
+
+    def community_scores(self, query_text: str) -> list[tuple[int, float]]:
+        """Communities by similarity of their summary to ``query_text`` (best first)."""
+        ...
+
+    def case_scores(self, query_text: str, case_pks: list[int]) -> list[tuple[int, float]]:
+        """Similarity of the given cases to ``query_text`` (ontology space), best first."""
+        ...
+
+    def articles_sparse(self, query: str, k: int) -> list[tuple[int, float]]:
+        """BM25 over article texts: (article pk, score)."""
+        ...
+
+    def articles_dense(self, query: str, k: int) -> list[tuple[int, float]]:
+        """Dense retrieval over article texts: (article pk, cosine)."""
+        ...
+
+    def flat_cases(self, query: str, k: int) -> list[tuple[int, float]]:
+        """Flat retrieval over raw case facts (no graph): the ablation and naive-RAG path."""
+        ...
+
+
+class Tokenize(Protocol):
+    def __call__(self, text: str) -> list[str]: ...
+
+
+class TextClassifier(Protocol):
+    """A trained multi-label text model (charges, articles)."""
+
+    model_id: str
+
+    def top(self, tokens: list[str], k: int = 5, min_p: float = 0.0) -> list[tuple[str, float]]: ...
+    def predict_proba(self, tokens: list[str]): ...
+
+
+class TermModel(Protocol):
+    model_id: str
+
+    def predict(self, tokens: list[str]) -> "Term": ...  # noqa: F821

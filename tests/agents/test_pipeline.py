@@ -1,0 +1,156 @@
+"""The reasoning pipeline on the in-memory graph: stages, failure states, ablations."""
+
+import datetime as dt
+import subprocess
+import sys
+
+import pytest
+
+from worker.agents.fixtures import tiny_legal_graph
+from worker.agents.memory_retriever import InMemoryRetriever
+from worker.agents.pipeline import ABLATIONS, Params, adjudicate, adjudicate_case, verify_judgment
+from worker.agents.strategies.statistical import StatisticalStrategy
+from worker.agents.types import CaseInput, Judgment, Status
+
+THEFT = ("公诉机关指控：被告人张某于夜间翻墙进入被害人李某家中，秘密窃取现金人民币五千元及手机一部，"
+         "以非法占有为目的，盗窃公私财物数额较大。案发后张某主动投案，如实供述。")
+
+
+class FakeChargeModel:
+    """A stand-in for a trained classifier: fixed probabilities, recorded model id."""
+
+    model_id = "fake-charges/1"
+
+    def __init__(self, probs):
+        self.probs = probs
+
+    def top(self, tokens, k=5, min_p=0.0):
+        ranked = sorted(self.probs.items(), key=lambda kv: -kv[1])
+        return [(c, p) for c, p in ranked if p >= min_p][:k]
+
+
+@pytest.fixture
+def graph():
+    return tiny_legal_graph()
+
+
+def run(graph, case, strategy=None, **params):
+    strategy = strategy or StatisticalStrategy(charge_model=FakeChargeModel({"盗窃罪": 0.92, "诈骗罪": 0.1}))
+    return adjudicate(case, case.defendants[0] if case.defendants else "", strategy=strategy, graph=graph,
+                      retriever=InMemoryRetriever(graph), params=Params(**params))
+
+
+def test_a_theft_case_is_judged_with_verified_cited_evidence(graph):
+    bundle = run(graph, CaseInput(facts=THEFT, defendants=("张某",), offence_date=dt.date(2018, 3, 1)))
+    j = bundle.judgment
+    assert j.status == Status.JUDGED, j.message
+    assert j.charges == ["盗窃罪"] and j.article_keys == ["264"]
+    assert j.citations and all(n in {e.n for e in j.evidence} for n in j.citations)
+    assert {h.path for h in bundle.research.hits} >= {"sem", "com", "chg", "art"}
+    theft = next(a for a in bundle.audit.articles if a.key == "264")
+    assert theft.passed and theft.version_pk == 52, "the 2011 amendment is in force in 2018"
+    assert any(i.satisfied and i.span_text for i in theft.items)
+    assert j.term is not None and j.term.months > 0
+    assert [c.stage for c in bundle.costs] == ["focus", "features", "prejudge", "researcher", "auditor", "adjudicator"]
+    assert bundle.to_dict()["judgment"]["status"] == "judged"
+
+
+def test_an_offence_before_the_amendment_is_judged_under_the_old_version(graph):
+    bundle = run(graph, CaseInput(facts=THEFT, defendants=("张某",), offence_date=dt.date(2009, 6, 1)))
+    theft = next(a for a in bundle.audit.articles if a.key == "264")
+    assert theft.version_pk == 51
+
+
+def test_an_offence_before_any_version_is_not_in_force(graph):
+    bundle = run(graph, CaseInput(facts=THEFT, defendants=("张某",), offence_date=dt.date(1950, 1, 1)))
+    assert bundle.judgment.status in (Status.NOT_IN_FORCE, Status.INSUFFICIENT_EVIDENCE, Status.JUDGED)
+    theft = next(a for a in bundle.audit.articles if a.key == "264")
+    if not theft.in_force:
+        assert "no version" in theft.reason and not theft.passed
+
+
+def test_facts_with_nothing_to_retrieve_end_in_no_evidence(graph):
+    strategy = StatisticalStrategy(charge_model=FakeChargeModel({}))
+    bundle = run(graph, CaseInput(facts="。", defendants=("甲",)), strategy=strategy)
+    assert bundle.judgment.status == Status.NO_EVIDENCE
+    assert not bundle.judgment.charges
+
+
+def test_when_the_auditor_verifies_nothing_there_is_no_judgment(graph):
+    strategy = StatisticalStrategy(charge_model=FakeChargeModel({"诈骗罪": 0.06}))
+    bundle = run(graph, CaseInput(facts="被告人甲某与他人发生口角。", defendants=("甲某",)), strategy=strategy, paths=("chg",))
+    assert bundle.judgment.status == Status.INSUFFICIENT_EVIDENCE
+    assert bundle.audit.pruned and not bundle.judgment.charges
+
+
+def test_every_defendant_gets_a_judgment(graph):
+    case = CaseInput(facts="被告人王某负责望风。被告人赵某翻墙入户窃取现金人民币五千元。" + THEFT, defendants=("王某", "赵某"))
+    bundles = adjudicate_case(case, strategy=StatisticalStrategy(charge_model=FakeChargeModel({"盗窃罪": 0.9})),
+                              graph=graph, retriever=InMemoryRetriever(graph))
+    assert [b.defendant for b in bundles] == ["王某", "赵某"]
+    assert all(b.judgment is not None for b in bundles)
+
+
+@pytest.mark.parametrize("name", ABLATIONS)
+def test_every_ablation_runs_through_the_same_entry_point(graph, name):
+    retriever = InMemoryRetriever(graph, facts={101: THEFT})
+    bundle = adjudicate(CaseInput(facts=THEFT, defendants=("张某",)), "张某",
+                        strategy=StatisticalStrategy(charge_model=FakeChargeModel({"盗窃罪": 0.9})),
+                        graph=graph, retriever=retriever, params=Params.for_ablation(name))
+    assert bundle.judgment is not None
+    paths = {h.path for h in bundle.research.hits}
+    if name == "no_graph":
+        assert "com" not in paths
+    if name.startswith("no_") and name[3:] in ("sem", "com", "chg", "art"):
+        assert name[3:] not in paths
+    if name == "naive_rag":
+        assert paths <= {"flat"}
+    if name == "no_auditor":
+        assert all(a.passed for a in bundle.audit.articles if a.in_force)
+
+
+def _judged(graph):
+    return run(graph, CaseInput(facts=THEFT, defendants=("张某",), offence_date=dt.date(2018, 3, 1)))
+
+
+def test_a_citation_that_does_not_resolve_is_rejected(graph):
+    bundle = _judged(graph)
+    bad = Judgment(**{**bundle.judgment.__dict__, "reasoning": bundle.judgment.reasoning + "另见[99]。"})
+    assert verify_judgment(bad, bundle.audit, bundle.case).status == Status.UNRESOLVED_CITATION
+
+
+def test_an_article_that_was_not_verified_is_rejected(graph):
+    bundle = _judged(graph)
+    bad = Judgment(**{**bundle.judgment.__dict__, "article_keys": ["264", "999"]})
+    checked = verify_judgment(bad, bundle.audit, bundle.case)
+    assert checked.status == Status.UNRESOLVED_CITATION and "999" in checked.message
+
+
+def test_a_charge_no_verified_article_defines_is_rejected(graph):
+    bundle = _judged(graph)
+    bad = Judgment(**{**bundle.judgment.__dict__, "charges": ["盗窃罪", "故意杀人罪"]})
+    assert verify_judgment(bad, bundle.audit, bundle.case).status == Status.UNRESOLVED_CITATION
+
+
+def test_a_reasoning_without_citations_is_rejected(graph):
+    bundle = _judged(graph)
+    bad = Judgment(**{**bundle.judgment.__dict__, "reasoning": "构成盗窃罪。"})
+    assert verify_judgment(bad, bundle.audit, bundle.case).status == Status.UNRESOLVED_CITATION
+
+
+def test_the_statistical_pipeline_is_deterministic(graph):
+    case = CaseInput(facts=THEFT, defendants=("张某",), offence_date=dt.date(2018, 3, 1))
+    first, second = _judged(graph).to_dict(), _judged(graph).to_dict()
+    for bundle in (first, second):
+        for cost in bundle["costs"]:
+            cost["seconds"] = 0
+    assert first == second and case
+
+
+def test_importing_the_reasoning_core_loads_no_django_celery_or_torch():
+    code = ("import sys, worker.agents.pipeline, worker.agents.strategies.statistical, worker.agents.llm, "
+            "worker.agents.prompts, worker.agents.memory_store, worker.agents.memory_retriever, worker.agents.features; "
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('django', 'celery', 'torch', 'apps')]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -1,0 +1,329 @@
+"""The LegalGraphRAG pipeline for one defendant: focus → features → Researcher →
+Auditor → Adjudicator → verification.
+
+Strategy-specific work (statistical or LLM) goes through a `Strategy`; the
+orchestration, the evidence numbering and the verification of the judgment are
+the same for every strategy, so no strategy can emit a judgment whose evidence
+was not verified.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, replace
+from typing import Protocol
+
+from worker.agents import retrieval
+from worker.agents.graph_types import ArticleNode, ChecklistEntry, Term
+from worker.agents.ports import GraphStore, Retriever
+from worker.agents.types import (
+    ArticleAudit,
+    Audit,
+    Bundle,
+    CaseInput,
+    Evidence,
+    Hit,
+    ItemVerdict,
+    Judgment,
+    Pruned,
+    Research,
+    StageCost,
+    Status,
+)
+
+PIPELINE_VERSION = "lextrace-pipeline/1"
+ABLATIONS = ("full", "no_graph", "no_researcher", "no_sem", "no_com", "no_chg", "no_art", "no_auditor", "naive_rag")
+
+
+@dataclass(frozen=True)
+class Params:
+    k: int = 5  # cases per retrieval path, articles from R_art (paper default)
+    keep_cases: int = 3  # cases kept per path
+    max_charges: int = 3  # pre-judged charges (R_chg)
+    alpha: float = 0.4  # sparse weight in the LexPath fusion
+    paths: tuple[str, ...] = ("sem", "com", "chg", "art")
+    use_graph: bool = True  # False: flat retrieval over raw facts (without HierarGraph)
+    use_researcher: bool = True  # False: only the pre-judged charges' articles
+    use_auditor: bool = True
+    naive_rag: bool = False  # flat top-k over all documents, no audit
+    specific_part_from: int = 102  # candidate articles define offences (CAIL labels the specific part)
+
+    @classmethod
+    def for_ablation(cls, name: str, **overrides) -> Params:
+        if name not in ABLATIONS:
+            raise ValueError(f"unknown ablation {name!r}; choose one of {', '.join(ABLATIONS)}")
+        settings: dict = {}
+        if name == "no_graph":
+            settings = {"use_graph": False}
+        elif name == "no_researcher":
+            settings = {"use_researcher": False}
+        elif name.startswith("no_") and name[3:] in ("sem", "com", "chg", "art"):
+            settings = {"paths": tuple(p for p in cls.paths if p != name[3:])}
+        elif name == "no_auditor":
+            settings = {"use_auditor": False}
+        elif name == "naive_rag":
+            settings = {"naive_rag": True, "use_auditor": False}
+        return cls(**{**settings, **overrides})
+
+
+class Strategy(Protocol):
+    """What differs between the statistical and the LLM strategy."""
+
+    name: str
+
+    def versions(self) -> dict[str, str]: ...
+    def focus(self, case: CaseInput, defendant: str) -> str: ...
+    def features(self, focus: str) -> tuple[dict[str, list[str]], str]: ...
+    def prejudge(self, focus: str, k: int) -> list[tuple[str, float]]: ...
+    def verify_items(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> list[ItemVerdict]: ...
+    def decide_article(self, focus: str, article: ArticleAudit, prejudged: dict[str, float]) -> tuple[bool, float, str]: ...
+    def adjudicate(self, focus: str, audit: Audit, research: Research, evidence: list[Evidence],
+                   graph: GraphStore) -> Judgment: ...
+    def usage(self) -> dict[str, tuple[int, int, int]]: ...  # stage -> (calls, prompt tokens, completion tokens)
+
+
+class StageFailure(Exception):
+    """A strategy could not finish a stage; carries the explicit status to report."""
+
+    def __init__(self, status: Status, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# --- Researcher ---------------------------------------------------------------
+
+def _is_candidate(article: ArticleNode | None, params: Params) -> bool:
+    return article is not None and article.number >= params.specific_part_from and bool(article.charges)
+
+
+def research(case: CaseInput, focus: str, features: dict, query_text: str, prejudged: list[tuple[str, float]], *,
+             graph: GraphStore, retriever: Retriever, params: Params) -> Research:
+    result = Research(focus=focus, features=features, query_text=query_text, prejudged=prejudged)
+    cases: dict[int, list[str]] = {}
+    articles: dict[int, list[str]] = {}
+
+    def add_cases(path: str, scored: Iterable[tuple[int, float]]):
+        for pk, score in list(scored)[: params.keep_cases]:
+            result.hits.append(Hit(path=path, kind="case", pk=pk, score=round(float(score), 6)))
+            cases.setdefault(pk, []).append(path)
+
+    def add_articles(path: str, pks: Iterable[int]):
+        for pk in pks:
+            node = graph.article(pk)
+            if _is_candidate(node, params):
+                articles.setdefault(pk, []).append(path)
+
+    if params.naive_rag:
+        add_cases("flat", retriever.flat_cases(focus, params.k))
+        fused = retrieval.fuse(dict(retriever.articles_sparse(focus, params.k)), dict(retriever.articles_dense(focus, params.k)),
+                               alpha=params.alpha)
+        for pk, score in retrieval.top(fused.items(), params.k):
+            result.hits.append(Hit(path="flat", kind="article", pk=pk, score=round(score, 6)))
+            add_articles("flat", [pk])
+    elif params.use_researcher:
+        if "sem" in params.paths:
+            add_cases("sem", retriever.similar_cases(query_text, params.k) if params.use_graph
+                      else retriever.flat_cases(focus, params.k))
+        if "com" in params.paths and params.use_graph:
+            best = retriever.community_scores(query_text)[:1]
+            if best:
+                result.community = best[0][0]
+                result.hits.append(Hit(path="com", kind="community", pk=best[0][0], score=round(best[0][1], 6)))
+                members = graph.community_members(best[0][0])
+                add_cases("com", retriever.case_scores(query_text, members)[: params.k])
+        if "chg" in params.paths:
+            for charge, p in prejudged:
+                result.hits.append(Hit(path="chg", kind="charge", pk=charge, score=round(p, 6)))
+                add_articles("chg", [a.pk for a in graph.articles_defining(charge)])
+                if params.use_graph:
+                    members = [c.pk for c in graph.cases_of_offence(charge, limit=200)]
+                    add_cases("chg", retriever.case_scores(query_text, members)[: params.k])
+        if "art" in params.paths:
+            sparse = dict(retriever.articles_sparse(focus, 2 * params.k))
+            dense = dict(retriever.articles_dense(focus, 2 * params.k))
+            fused = retrieval.fuse(sparse, dense, alpha=params.alpha)
+            texts = {pk: " ".join(t.text for t in graph.article_texts(pk)[-1:]) for pk in fused}
+            for pk, score in retrieval.rerank_by_intent(focus, fused, texts)[: params.k]:
+                result.hits.append(Hit(path="art", kind="article", pk=pk, score=round(score, 6)))
+                add_articles("art", [pk])
+    else:  # without the Researcher: the pre-judged charges' articles only
+        for charge, p in prejudged:
+            result.hits.append(Hit(path="chg", kind="charge", pk=charge, score=round(p, 6)))
+            add_articles("chg", [a.pk for a in graph.articles_defining(charge)])
+
+    for pk, paths in cases.items():
+        add_articles("case", [a.pk for a in graph.articles_of_case(pk)])
+    result.candidate_cases = sorted(cases)
+    result.candidate_articles = sorted(articles, key=lambda pk: (graph.article(pk).number, graph.article(pk).sub))
+    result.article_sources = {pk: sorted(set(v)) for pk, v in articles.items()}
+    return result
+
+
+# --- Auditor ------------------------------------------------------------------
+
+def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, graph: GraphStore, params: Params) -> Audit:
+    prejudged = dict(found.prejudged)
+    result = Audit()
+    for pk in found.candidate_articles:
+        node = graph.article(pk)
+        texts = graph.article_texts(pk)
+        version = next((t for t in reversed(texts) if t.in_force_on(case.offence_date)), None)
+        entry = ArticleAudit(article_pk=pk, key=_key(node), label=node.label, charges=list(node.charges),
+                             version_pk=version.version_pk if version else None, text=version.text if version else "",
+                             in_force=version is not None)
+        if version is None:
+            entry.reason = f"no version of {node.label} was in force on {case.offence_date}"
+            result.articles.append(entry)
+            continue
+        items = graph.checklist(pk, version.version_pk) or graph.checklist(pk)
+        entry.interpretations = [i.pk for i in graph.interpretations(pk)]
+        entry.items = strategy.verify_items(focus, entry, items)
+        if params.use_auditor:
+            entry.passed, entry.score, entry.reason = strategy.decide_article(focus, entry, prejudged)
+        else:
+            entry.passed, entry.score, entry.reason = True, 1.0, "auditor disabled (ablation): accepted unchecked"
+        result.articles.append(entry)
+
+    failed = {a.article_pk for a in result.articles if not a.passed}
+    for a in result.articles:
+        if not a.passed:
+            result.pruned.append(Pruned("article", a.article_pk, a.reason))
+    verified_charges = {c for a in result.verified for c in a.charges}
+    for pk in found.candidate_cases:
+        cited = {a.pk for a in graph.articles_of_case(pk)}
+        node = graph.case(pk)
+        if cited and cited <= failed or (node and not set(node.charges) & verified_charges):
+            result.pruned.append(Pruned("case", pk, "none of its articles or charges survived the audit"))
+        else:
+            result.verified_cases.append(pk)
+    for charge, _p in found.prejudged:
+        if charge not in verified_charges:
+            result.pruned.append(Pruned("charge", charge, "no article defining it was verified"))
+    return result
+
+
+def _key(node: ArticleNode) -> str:
+    return f"{node.number}-{node.sub}" if node.sub else str(node.number)
+
+
+# --- evidence and verification -------------------------------------------------
+
+def number_evidence(audit_result: Audit, graph: GraphStore, *, max_cases: int = 3, max_interpretations: int = 2) -> list[Evidence]:
+    """Number the verified material: articles, their satisfied checklist items and
+    interpretations, then verified precedents. Only these can be cited."""
+    evidence: list[Evidence] = []
+
+    def add(kind: str, ref: str, pk: int, text: str):
+        evidence.append(Evidence(n=len(evidence) + 1, kind=kind, ref=ref, pk=pk, text=text))
+
+    for a in audit_result.verified:
+        add("article", a.key, a.article_pk, f"{a.label}　{a.text}")
+        for item in a.items:
+            if item.satisfied:
+                add("checklist", a.key, item.item_pk, f"{item.question}：{item.span_text or item.reasoning}")
+        for interp in graph.interpretations(a.article_pk)[:max_interpretations]:
+            add("interpretation", a.key, interp.pk, f"{interp.source}{interp.para}　{interp.text}")
+    for pk in audit_result.verified_cases[:max_cases]:
+        node = graph.case(pk)
+        if node:
+            term = _term_text(node.term)
+            add("precedent", node.ext_id, pk, f"{node.ext_id}：{'、'.join(node.charges)}；{term}")
+    return evidence
+
+
+def _term_text(term: Term | None) -> str:
+    if term is None:
+        return "刑期不详"
+    if term.death:
+        return "死刑"
+    if term.life:
+        return "无期徒刑"
+    return f"{term.months}个月"
+
+
+_CITATION = re.compile(r"\[(\d+)\]")
+
+
+def verify_judgment(judgment: Judgment, audit_result: Audit, case: CaseInput) -> Judgment:
+    """INV-8: every citation resolves, every article is verified and in force, charges come from verified articles."""
+    if judgment.status != Status.JUDGED:
+        return judgment
+    numbers = {e.n for e in judgment.evidence}
+    cited = [int(n) for n in _CITATION.findall(judgment.reasoning)]
+    unresolved = sorted({n for n in cited if n not in numbers})
+    if unresolved or not cited:
+        what = f"citations {unresolved} do not resolve to verified evidence" if unresolved else "the reasoning cites no evidence"
+        return replace(judgment, status=Status.UNRESOLVED_CITATION, message=what)
+    verified = {a.article_pk: a for a in audit_result.verified}
+    by_key = {a.key: a for a in audit_result.verified}
+    unknown = [k for k in judgment.article_keys if k not in by_key]
+    if unknown or any(pk not in verified for pk in judgment.article_pks):
+        return replace(judgment, status=Status.UNRESOLVED_CITATION,
+                       message=f"articles {unknown or judgment.article_pks} were not verified by the Auditor")
+    not_in_force = [by_key[k].label for k in judgment.article_keys if not by_key[k].in_force]
+    if not_in_force:
+        return replace(judgment, status=Status.NOT_IN_FORCE, message=f"{', '.join(not_in_force)} not in force on {case.offence_date}")
+    allowed = {c for a in audit_result.verified for c in a.charges}
+    stray = [c for c in judgment.charges if c not in allowed]
+    if stray or not judgment.charges:
+        return replace(judgment, status=Status.UNRESOLVED_CITATION,
+                       message=f"charges {stray} are not defined by any verified article" if stray else "no charge")
+    return replace(judgment, citations=sorted(set(cited)))
+
+
+# --- the whole run ----------------------------------------------------------------
+
+@dataclass
+class _Clock:
+    costs: list[StageCost] = field(default_factory=list)
+
+    def stage(self, name: str, strategy: Strategy, fn, *args, **kwargs):
+        before = strategy.usage()
+        start = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            after = strategy.usage()
+            calls = prompt = completion = 0
+            for stage_name, (c, p, q) in after.items():
+                c0, p0, q0 = before.get(stage_name, (0, 0, 0))
+                calls, prompt, completion = calls + c - c0, prompt + p - p0, completion + q - q0
+            self.costs.append(StageCost(stage=name, seconds=round(time.perf_counter() - start, 4), llm_calls=calls,
+                                        prompt_tokens=prompt, completion_tokens=completion))
+
+
+def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: GraphStore, retriever: Retriever,
+               params: Params = Params()) -> Bundle:
+    """Run the pipeline for one defendant and return the complete evidence bundle."""
+    bundle = Bundle(case=case, defendant=defendant, strategy=strategy.name, params=asdict(params),
+                    versions={"pipeline": PIPELINE_VERSION, **strategy.versions()})
+    clock = _Clock(bundle.costs)
+    try:
+        focus = clock.stage("focus", strategy, strategy.focus, case, defendant)
+        features, query_text = clock.stage("features", strategy, strategy.features, focus)
+        prejudged = clock.stage("prejudge", strategy, strategy.prejudge, focus, params.max_charges)
+        bundle.research = clock.stage("researcher", strategy, research, case, focus, features, query_text, prejudged,
+                                      graph=graph, retriever=retriever, params=params)
+        if not bundle.research.candidate_articles:
+            bundle.judgment = Judgment(status=Status.NO_EVIDENCE, message="retrieval found no candidate article")
+            return bundle
+        bundle.audit = clock.stage("auditor", strategy, audit, case, focus, bundle.research, strategy, graph=graph, params=params)
+        if not bundle.audit.verified:
+            not_in_force = [a for a in bundle.audit.articles if not a.in_force]
+            status = Status.NOT_IN_FORCE if not_in_force and len(not_in_force) == len(bundle.audit.articles) else Status.INSUFFICIENT_EVIDENCE
+            bundle.judgment = Judgment(status=status, message="the Auditor verified no candidate article")
+            return bundle
+        evidence = number_evidence(bundle.audit, graph)
+        judgment = clock.stage("adjudicator", strategy, strategy.adjudicate, focus, bundle.audit, bundle.research, evidence, graph)
+        bundle.judgment = verify_judgment(judgment, bundle.audit, case)
+    except StageFailure as failure:
+        bundle.judgment = Judgment(status=failure.status, message=failure.message)
+    return bundle
+
+
+def adjudicate_case(case: CaseInput, **kwargs) -> list[Bundle]:
+    """One bundle per defendant (one for the whole case when no defendant is named)."""
+    return [adjudicate(case, d, **kwargs) for d in (case.defendants or ("",))]

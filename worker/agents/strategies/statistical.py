@@ -1,0 +1,171 @@
+"""The statistical strategy: every stage without an LLM, with transparent scores.
+
+- focus: the sentences that concern the defendant (features.focus_facts);
+- features: the lexicon extractor (features.extract_features);
+- pre-judged charges: a trained multi-label text classifier (training/), if any;
+- checklist items: an item is supported when enough of its content (character
+  bigrams) occurs in one sentence of the facts; that sentence is the span;
+- article decision: score = 0.6·prior + 0.4·share of supported items, where the
+  prior is the classifier probability of the article's charges (or of the
+  article itself); passes at ≥ ARTICLE_PASS;
+- adjudication: the verified articles' charges ranked by classifier
+  probability and precedent support; the term from a trained term model, else
+  the median of the verified precedents that share the charge.
+
+The thresholds are fixed design values, not fitted to any evaluation set.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Callable
+
+from worker.agents.features import extract_features, focus_facts
+from worker.agents.graph_types import ChecklistEntry, Term
+from worker.agents.ports import GraphStore
+from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
+
+ITEM_SUPPORT = 0.5  # share of the item's content bigrams found in one sentence
+ARTICLE_PASS = 0.35
+CHARGE_KEEP = 0.5  # extra charges need this probability; the best one is always kept
+_QUESTION_NOISE = re.compile(r"^是否|是否|或者|以及|并且|行为人|被告人|其|的|了|是|否|有无|存在|构成|达到|标准|[，。、；：？?（）()\s]")
+_SENTENCE = re.compile(r"[^。；;！？!?\n]+[。；;！？!?]?")
+
+
+def _bigrams(text: str) -> set[str]:
+    return {text[i:i + 2] for i in range(len(text) - 1)}
+
+
+class StatisticalStrategy:
+    name = "statistical"
+
+    def __init__(self, *, tokenize: Callable[[str], list[str]] | None = None, charge_model=None, article_model=None,
+                 term_model=None):
+        self.tokenize = tokenize or (lambda text: list(text))
+        self.charge_model = charge_model
+        self.article_model = article_model
+        self.term_model = term_model
+        self._tokens_cache: dict[str, list[str]] = {}
+
+    def versions(self) -> dict[str, str]:
+        def mid(m):
+            return getattr(m, "model_id", "none") if m is not None else "none"
+
+        return {"strategy": "statistical/1", "charge_model": mid(self.charge_model), "article_model": mid(self.article_model),
+                "term_model": mid(self.term_model)}
+
+    def usage(self) -> dict:
+        return {}
+
+    def _tokens(self, text: str) -> list[str]:
+        if text not in self._tokens_cache:
+            self._tokens_cache = {text: self.tokenize(text)}  # one text per run: keep only the last
+        return self._tokens_cache[text]
+
+    # -- stages ----------------------------------------------------------------
+    def focus(self, case: CaseInput, defendant: str) -> str:
+        return focus_facts(case.facts, defendant, case.defendants)
+
+    def features(self, focus: str) -> tuple[dict[str, list[str]], str]:
+        found = extract_features(focus)
+        return found.as_dict(), found.text()
+
+    def prejudge(self, focus: str, k: int) -> list[tuple[str, float]]:
+        if self.charge_model is None:
+            return []
+        return [(c, round(float(p), 6)) for c, p in self.charge_model.top(self._tokens(focus), k=k, min_p=0.05)]
+
+    def verify_items(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> list[ItemVerdict]:
+        sentences = [(m.start(), m.end(), m.group()) for m in _SENTENCE.finditer(focus)] or [(0, len(focus), focus)]
+        sentence_grams = [_bigrams(s) for _, _, s in sentences]
+        verdicts = []
+        for item in items:
+            content = _QUESTION_NOISE.sub("", item.question)
+            grams = _bigrams(content)
+            best, where = 0.0, None
+            for (start, end, _), sg in zip(sentences, sentence_grams):
+                share = len(grams & sg) / len(grams) if grams else 0.0
+                if share > best:
+                    best, where = share, (start, end)
+            ok = best >= ITEM_SUPPORT
+            span_text = focus[where[0]:where[1]] if ok and where else ""
+            verdicts.append(ItemVerdict(
+                item_pk=item.pk, order=item.order, question=item.question, satisfied=ok, score=round(best, 4),
+                reasoning=(f"{best:.0%} of the item's terms occur in one sentence of the facts" if ok
+                           else f"at most {best:.0%} of the item's terms occur in any sentence"),
+                span=where if ok else None, span_text=span_text,
+            ))
+        return verdicts
+
+    def _prior(self, focus: str, article: ArticleAudit, prejudged: dict[str, float]) -> float:
+        prior = max((prejudged.get(c, 0.0) for c in article.charges), default=0.0)
+        if self.charge_model is not None:
+            probs = dict(self.charge_model.top(self._tokens(focus), k=50))
+            prior = max([prior] + [probs.get(c, 0.0) for c in article.charges])
+        if self.article_model is not None:
+            probs = dict(self.article_model.top(self._tokens(focus), k=50))
+            prior = max(prior, probs.get(article.key, 0.0))
+        return float(prior)
+
+    def decide_article(self, focus: str, article: ArticleAudit, prejudged: dict[str, float]) -> tuple[bool, float, str]:
+        prior = self._prior(focus, article, prejudged)
+        article.prior = round(prior, 6)
+        supported = sum(1 for i in article.items if i.satisfied)
+        share = supported / len(article.items) if article.items else 0.0
+        score = 0.6 * prior + 0.4 * share
+        passed = score >= ARTICLE_PASS
+        reason = (f"score {score:.2f} = 0.6 × classifier {prior:.2f} + 0.4 × {supported}/{len(article.items)} checklist items "
+                  f"supported; {'passes' if passed else 'below'} {ARTICLE_PASS}")
+        return passed, round(score, 6), reason
+
+    def adjudicate(self, focus: str, audit: Audit, research: Research, evidence: list[Evidence], graph: GraphStore) -> Judgment:
+        verified = audit.verified
+        probs = dict(self.charge_model.top(self._tokens(focus), k=100)) if self.charge_model is not None else {}
+        cases = [graph.case(pk) for pk in audit.verified_cases]
+        cases = [c for c in cases if c is not None]
+        scored = {}
+        for a in verified:
+            for charge in a.charges:
+                support = sum(1 for c in cases if charge in c.charges) / len(cases) if cases else 0.0
+                scored[charge] = max(scored.get(charge, 0.0), 0.7 * probs.get(charge, a.score) + 0.3 * support)
+        if not scored:
+            return Judgment(status=Status.INSUFFICIENT_EVIDENCE, message="no verified article defines a charge")
+        ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
+        charges = [ranked[0][0]] + [c for c, s in ranked[1:] if probs.get(c, 0.0) >= CHARGE_KEEP]
+        chosen = [a for a in verified if set(a.charges) & set(charges)]
+        term = self._term(focus, charges, cases)
+        reasoning = _reasoning(chosen, charges, term, evidence)
+        return Judgment(status=Status.JUDGED, charges=charges, article_keys=[a.key for a in chosen],
+                        article_pks=[a.article_pk for a in chosen], term=term, reasoning=reasoning, evidence=evidence,
+                        scores={c: round(s, 6) for c, s in ranked})
+
+    def _term(self, focus: str, charges: list[str], cases) -> Term | None:
+        if self.term_model is not None:
+            return self.term_model.predict(self._tokens(focus))
+        terms = [c.term for c in cases if c.term is not None and set(c.charges) & set(charges)]
+        if not terms:
+            return None
+        if sum(t.death for t in terms) * 2 > len(terms):
+            return Term(death=True)
+        if sum(t.life for t in terms) * 2 > len(terms):
+            return Term(life=True)
+        return Term(months=int(round(statistics.median(t.months for t in terms if not (t.life or t.death)))))
+
+
+def _reasoning(chosen: list[ArticleAudit], charges: list[str], term: Term | None, evidence: list[Evidence]) -> str:
+    by_article = {}
+    for e in evidence:
+        by_article.setdefault((e.kind, e.ref), []).append(e.n)
+    parts = []
+    for a in chosen:
+        cite = "".join(f"[{n}]" for n in by_article.get(("article", a.key), []))
+        items = "".join(f"[{n}]" for n in by_article.get(("checklist", a.key), []))
+        parts.append(f"依照{a.label}{cite}，经逐项审查{('，' + items + '所列要件有事实支持') if items else ''}")
+    precedents = "".join(f"[{e.n}]" for e in evidence if e.kind == "precedent")
+    text = "；".join(parts) + f"，被告人的行为构成{'、'.join(charges)}。"
+    if term is not None:
+        what = "死刑" if term.death else "无期徒刑" if term.life else f"有期徒刑或拘役{term.months}个月"
+        text += f"参照类似案例{precedents}，" if precedents else ""
+        text += f"建议刑期：{what}。"
+    return text
