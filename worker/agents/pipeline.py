@@ -78,7 +78,8 @@ class Strategy(Protocol):
     def features(self, focus: str) -> tuple[dict[str, list[str]], str]: ...
     def prejudge(self, focus: str, k: int) -> list[tuple[str, float]]: ...
     def verify_items(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> list[ItemVerdict]: ...
-    def decide_article(self, focus: str, article: ArticleAudit, prejudged: dict[str, float]) -> tuple[bool, float, str]: ...
+    def decide_article(self, focus: str, article: ArticleAudit, prejudged: dict[str, float],
+                       support: dict[str, float]) -> tuple[bool, float, str]: ...
     def adjudicate(self, focus: str, audit: Audit, research: Research, evidence: list[Evidence],
                    graph: GraphStore) -> Judgment: ...
     def usage(self) -> dict[str, tuple[int, int, int]]: ...  # stage -> (calls, prompt tokens, completion tokens)
@@ -164,8 +165,26 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
 
 # --- Auditor ------------------------------------------------------------------
 
+def precedent_support(found: Research, graph: GraphStore) -> dict[str, float]:
+    """Charge → score-weighted share of the retrieved cases convicted of it (the precedents' vote)."""
+    weights: dict[int, float] = {}
+    for hit in found.hits:
+        if hit.kind == "case":
+            weights[hit.pk] = max(weights.get(hit.pk, 0.0), max(float(hit.score), 0.0))
+    total = sum(weights.values())
+    if total <= 0:
+        return {}
+    votes: dict[str, float] = {}
+    for pk, weight in weights.items():
+        node = graph.case(pk)
+        for charge in node.charges if node else ():
+            votes[charge] = votes.get(charge, 0.0) + weight / total
+    return {c: round(v, 6) for c, v in votes.items()}
+
+
 def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, graph: GraphStore, params: Params) -> Audit:
     prejudged = dict(found.prejudged)
+    support = precedent_support(found, graph)
     result = Audit()
     for pk in found.candidate_articles:
         node = graph.article(pk)
@@ -182,7 +201,7 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
         entry.interpretations = [i.pk for i in graph.interpretations(pk)]
         entry.items = strategy.verify_items(focus, entry, items)
         if params.use_auditor:
-            entry.passed, entry.score, entry.reason = strategy.decide_article(focus, entry, prejudged)
+            entry.passed, entry.score, entry.reason = strategy.decide_article(focus, entry, prejudged, support)
         else:
             entry.passed, entry.score, entry.reason = True, 1.0, "auditor disabled (ablation): accepted unchecked"
         result.articles.append(entry)

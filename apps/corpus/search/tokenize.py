@@ -33,16 +33,19 @@ LEGAL_DICT_PATH = Path(__file__).with_name("legal_dict.txt")
 USER_WORD_FREQ = 1000
 
 # Bump when the token rules below change: it is part of the fingerprint.
-TOKENIZER_VERSION = "1"
+TOKENIZER_VERSION = "2"
 
-# Function words only. Negations (不, 未, 没有) and legal quantifiers
-# (以上, 以下, 多次) carry meaning in criminal law and are deliberately kept.
+# Function words, plus the date/time fragments left once digits are dropped
+# (2016年3月28日20时许 -> 年 月 日 时许): they occur in nearly every fact and
+# carry nothing. Negations (不, 未, 没有) and legal quantifiers (以上, 以下,
+# 多次) carry meaning in criminal law and are deliberately kept.
 STOPWORDS: frozenset[str] = frozenset(
     """
-    的 地 得 之 了 着 过 在 是 和 与 及 以及 或 或者 而 并且 且 又 也 都 就 才 还
-    将 把 被 对 于 从 向 为 以 其 该 此 这 那 这些 那些 这个 那个 该 即 则 但 但是
+    的 地 得 之 了 着 过 在 是 和 与 及 以及 或 或者 而 并 并且 且 又 也 都 就 才 还
+    将 把 被 对 于 从 向 为 以 其 该 此 这 那 这些 那些 这个 那个 即 则 但 但是
     因 因为 所以 由于 如 若 如果 等 等等 之后 时 中 个 一个 我 你 他 她 它 我们
     你们 他们 她们 自己 吗 呢 吧 啊 呀 哦 嗯 么 所 遂 后 至 到 给 让 使 据 经
+    年 月 日 分 许 时许
     """.split()
 )
 

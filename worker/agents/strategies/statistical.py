@@ -6,8 +6,9 @@
 - checklist items: an item is supported when enough of its content (character
   bigrams) occurs in one sentence of the facts; that sentence is the span;
 - article decision: score = 0.6·prior + 0.4·share of supported items, where the
-  prior is the classifier probability of the article's charges (or of the
-  article itself); passes at ≥ ARTICLE_PASS;
+  prior is the larger of the classifier probability of the article's charges
+  (or of the article itself) and the retrieved precedents' score-weighted vote
+  for those charges; passes at ≥ ARTICLE_PASS;
 - adjudication: the verified articles' charges ranked by classifier
   probability and precedent support; the term from a trained term model, else
   the median of the verified precedents that share the charge.
@@ -26,7 +27,7 @@ from worker.agents.graph_types import ChecklistEntry, Term
 from worker.agents.ports import GraphStore
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
 
-ITEM_SUPPORT = 0.5  # share of the item's content bigrams found in one sentence
+ITEM_SUPPORT = 0.5  # share of the item's content bigrams found in one sentence, or in the abstract features
 ARTICLE_PASS = 0.35
 CHARGE_KEEP = 0.5  # extra charges need this probability; the best one is always kept
 _QUESTION_NOISE = re.compile(r"^是否|是否|或者|以及|并且|行为人|被告人|其|的|了|是|否|有无|存在|构成|达到|标准|[，。、；：？?（）()\s]")
@@ -79,27 +80,37 @@ class StatisticalStrategy:
     def verify_items(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> list[ItemVerdict]:
         sentences = [(m.start(), m.end(), m.group()) for m in _SENTENCE.finditer(focus)] or [(0, len(focus), focus)]
         sentence_grams = [_bigrams(s) for _, _, s in sentences]
+        # The abstract features ("秘密窃取", "金额:千元至三万元", "以非法占有为目的") restate
+        # the facts in the checklists' vocabulary; an item may be supported by them.
+        labels = [label.split(":")[-1] for _, label in extract_features(focus).labels()]
+        feature_grams = [(label, _bigrams(label)) for label in labels]
         verdicts = []
         for item in items:
-            content = _QUESTION_NOISE.sub("", item.question)
-            grams = _bigrams(content)
+            grams = _bigrams(_QUESTION_NOISE.sub("", item.question))
             best, where = 0.0, None
             for (start, end, _), sg in zip(sentences, sentence_grams):
                 share = len(grams & sg) / len(grams) if grams else 0.0
                 if share > best:
                     best, where = share, (start, end)
-            ok = best >= ITEM_SUPPORT
-            span_text = focus[where[0]:where[1]] if ok and where else ""
+            by_feature = [label for label, fg in feature_grams if fg and len(grams & fg) / len(fg) >= 0.99]
+            feature_share = min(1.0, sum(len(grams & _bigrams(lbl)) for lbl in by_feature) / len(grams)) if grams else 0.0
+            ok = best >= ITEM_SUPPORT or (by_feature and feature_share >= ITEM_SUPPORT / 2)
+            if best >= ITEM_SUPPORT:
+                reasoning = f"{best:.0%} of the item's terms occur in one sentence of the facts"
+            elif ok:
+                reasoning = f"the facts show {'、'.join(by_feature)}"
+            else:
+                reasoning = f"at most {best:.0%} of the item's terms occur in any sentence; no matching feature"
+            span = where if ok and best >= ITEM_SUPPORT else None
             verdicts.append(ItemVerdict(
-                item_pk=item.pk, order=item.order, question=item.question, satisfied=ok, score=round(best, 4),
-                reasoning=(f"{best:.0%} of the item's terms occur in one sentence of the facts" if ok
-                           else f"at most {best:.0%} of the item's terms occur in any sentence"),
-                span=where if ok else None, span_text=span_text,
+                item_pk=item.pk, order=item.order, question=item.question, satisfied=bool(ok),
+                score=round(max(best, feature_share), 4), reasoning=reasoning, span=span,
+                span_text=focus[span[0]:span[1]] if span else "",
             ))
         return verdicts
 
-    def _prior(self, focus: str, article: ArticleAudit, prejudged: dict[str, float]) -> float:
-        prior = max((prejudged.get(c, 0.0) for c in article.charges), default=0.0)
+    def _prior(self, focus: str, article: ArticleAudit, prejudged: dict[str, float], support: dict[str, float]) -> float:
+        prior = max((max(prejudged.get(c, 0.0), support.get(c, 0.0)) for c in article.charges), default=0.0)
         if self.charge_model is not None:
             probs = dict(self.charge_model.top(self._tokens(focus), k=50))
             prior = max([prior] + [probs.get(c, 0.0) for c in article.charges])
@@ -108,14 +119,15 @@ class StatisticalStrategy:
             prior = max(prior, probs.get(article.key, 0.0))
         return float(prior)
 
-    def decide_article(self, focus: str, article: ArticleAudit, prejudged: dict[str, float]) -> tuple[bool, float, str]:
-        prior = self._prior(focus, article, prejudged)
+    def decide_article(self, focus: str, article: ArticleAudit, prejudged: dict[str, float],
+                       support: dict[str, float]) -> tuple[bool, float, str]:
+        prior = self._prior(focus, article, prejudged, support)
         article.prior = round(prior, 6)
         supported = sum(1 for i in article.items if i.satisfied)
         share = supported / len(article.items) if article.items else 0.0
         score = 0.6 * prior + 0.4 * share
         passed = score >= ARTICLE_PASS
-        reason = (f"score {score:.2f} = 0.6 × classifier {prior:.2f} + 0.4 × {supported}/{len(article.items)} checklist items "
+        reason = (f"score {score:.2f} = 0.6 × prior {prior:.2f} (classifier or precedents) + 0.4 × {supported}/{len(article.items)} checklist items "
                   f"supported; {'passes' if passed else 'below'} {ARTICLE_PASS}")
         return passed, round(score, 6), reason
 

@@ -1,0 +1,65 @@
+"""The Retriever port over the database: pgvector (ontology, articles), BM25 (articles, facts)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from apps.corpus.models import ArticleVersion, DenseVector, SearchIndex
+from apps.corpus.search_service import bm25_search, dense_search, dense_search_vector, query_vector
+from apps.graph.models import Community
+
+
+def _best_per_article(hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """Version-level hits → article-level (the best version's score), order kept."""
+    articles = dict(ArticleVersion.objects.filter(pk__in=[pk for pk, _ in hits]).values_list("pk", "article_id"))
+    best: dict[int, float] = {}
+    for version_pk, score in hits:
+        article = articles.get(version_pk)
+        if article is not None and score > best.get(article, float("-inf")):
+            best[article] = score
+    return sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+class DbRetriever:
+    """Implements worker.agents.ports.Retriever."""
+
+    def __init__(self):
+        self._query_cache: dict[str, tuple[SearchIndex, np.ndarray] | None] = {}
+
+    def _ontology(self, query_text: str):
+        if query_text not in self._query_cache:
+            self._query_cache[query_text] = query_vector(target=SearchIndex.Target.FEATURES, query=query_text)
+        return self._query_cache[query_text]
+
+    def similar_cases(self, query_text: str, k: int) -> list[tuple[int, float]]:
+        found = self._ontology(query_text)
+        return dense_search_vector(found[0], found[1], k=k) if found else []
+
+    def community_scores(self, query_text: str) -> list[tuple[int, float]]:
+        found = self._ontology(query_text)
+        if not found:
+            return []
+        index, vector = found
+        rows = [(pk, np.asarray(e, dtype=np.float32)) for pk, e in
+                Community.objects.filter(embedding_model=index.model_id, embedding__isnull=False).values_list("pk", "embedding")]
+        scored = [(pk, float(np.dot(e, vector) / ((np.linalg.norm(e) * np.linalg.norm(vector)) or 1.0))) for pk, e in rows]
+        return sorted(scored, key=lambda kv: (-kv[1], kv[0]))
+
+    def case_scores(self, query_text: str, case_pks: list[int]) -> list[tuple[int, float]]:
+        found = self._ontology(query_text)
+        if not found or not case_pks:
+            return []
+        index, vector = found
+        rows = DenseVector.objects.filter(index=index, object_id__in=case_pks).values_list("object_id", "vector")
+        norm = np.linalg.norm(vector) or 1.0
+        scored = [(pk, float(np.dot(v, vector) / ((np.linalg.norm(v) * norm) or 1.0))) for pk, v in rows]
+        return sorted(scored, key=lambda kv: (-kv[1], kv[0]))
+
+    def articles_sparse(self, query: str, k: int) -> list[tuple[int, float]]:
+        return _best_per_article(bm25_search(target=SearchIndex.Target.ARTICLES, query=query, k=2 * k))[:k]
+
+    def articles_dense(self, query: str, k: int) -> list[tuple[int, float]]:
+        return _best_per_article(dense_search(target=SearchIndex.Target.ARTICLES, query=query, k=2 * k))[:k]
+
+    def flat_cases(self, query: str, k: int) -> list[tuple[int, float]]:
+        return bm25_search(target=SearchIndex.Target.PRECEDENTS, query=query, k=k)

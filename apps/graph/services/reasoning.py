@@ -1,0 +1,42 @@
+"""Wire the pure reasoning core to the database: strategy, graph store, retriever.
+
+The statistical strategy is the default where no LLM is configured; its
+trained models come from the model registry when one is active (see training/).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from apps.corpus.services.indexing import legal_tokenizer
+from apps.graph.retriever import DbRetriever
+from apps.graph.store import AgeGraphStore
+from worker.agents.pipeline import Params, adjudicate_case
+from worker.agents.strategies.statistical import StatisticalStrategy
+from worker.agents.types import Bundle, CaseInput
+
+
+@lru_cache(maxsize=1)
+def _tokenizer():
+    return legal_tokenizer()
+
+
+def active_models() -> dict:
+    """kind → loaded model, for the kinds that have an active registered version."""
+    try:
+        from apps.graph.models_registry import load_active_models
+    except ImportError:  # no registry yet: the strategy runs without trained models
+        return {}
+    return load_active_models()
+
+
+def statistical_strategy() -> StatisticalStrategy:
+    models = active_models()
+    return StatisticalStrategy(tokenize=_tokenizer().tokens, charge_model=models.get("charges"),
+                               article_model=models.get("articles"), term_model=models.get("term"))
+
+
+def judgment_compute(*, case: CaseInput, ablation: str = "full", strategy=None) -> list[Bundle]:
+    """Run the pipeline for every defendant of ``case`` against the live graph and indexes."""
+    return adjudicate_case(case, strategy=strategy or statistical_strategy(), graph=AgeGraphStore(),
+                           retriever=DbRetriever(), params=Params.for_ablation(ablation))
