@@ -198,3 +198,14 @@ CACHES = {
 # Uploaded corpus files are kept (provenance) under MEDIA_ROOT, which is never served.
 LEXTRACE_MAX_UPLOAD_BYTES = env_int("LEXTRACE_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+
+# --- LLM (OpenAI-compatible server: vLLM on a GPU host, llama.cpp for demos) ---
+# Empty base URL: no LLM configured; the statistical strategy is used.
+LLM_BASE_URL = env_str("LEXTRACE_LLM_BASE_URL", "")
+LLM_MODEL = env_str("LEXTRACE_LLM_MODEL", "")
+LLM_API_KEY = env_str("LEXTRACE_LLM_API_KEY", "")
+LLM_TIMEOUT_S = env_float("LEXTRACE_LLM_TIMEOUT", 120.0)
+LLM_MAX_CALLS_PER_CASE = env_int("LEXTRACE_LLM_MAX_CALLS", 80, minimum=1)
+LLM_MAX_TOKENS_PER_CASE = env_int("LEXTRACE_LLM_MAX_TOKENS", 60000, minimum=100)
+if LLM_BASE_URL and not LLM_MODEL:
+    raise ImproperlyConfigured("LEXTRACE_LLM_MODEL must be set when LEXTRACE_LLM_BASE_URL is")

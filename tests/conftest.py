@@ -44,6 +44,17 @@ def personas(db) -> Personas:
     return Personas()
 
 
+SHARED = Path(os.environ.get("LEXTRACE_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The real corpus (../shared/data), read at run time; never copied into the repository."""
+    if not (SHARED / "statutes.jsonl").is_file():
+        pytest.skip(f"the shared corpus is not at {SHARED} (set LEXTRACE_SHARED_DATA)")
+    return SHARED
+
+
 @pytest.fixture(scope="session")
 def artifacts_dir() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)

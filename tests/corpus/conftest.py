@@ -1,17 +1,4 @@
 import json
-import os
-from pathlib import Path
-
-import pytest
-
-SHARED = Path(os.environ.get("LEXTRACE_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
-
-
-@pytest.fixture(scope="session")
-def shared_data() -> Path:
-    if not (SHARED / "statutes.jsonl").is_file():
-        pytest.skip(f"the shared corpus is not at {SHARED} (set LEXTRACE_SHARED_DATA)")
-    return SHARED
 
 
 def jsonl(*records) -> bytes:

@@ -278,6 +278,20 @@ def extract_features(text: str, *, lexicon: FeatureLexicon | None = None) -> Cas
     return CaseFeatures(**{d: tuple(v) for d, v in found.items()})
 
 
+class LexiconFeatureExtractor:
+    """The statistical strategy behind the FeatureExtractor interface (``version``, ``extract``)."""
+
+    def __init__(self, lexicon: FeatureLexicon | None = None):
+        self.lexicon = lexicon or FeatureLexicon.default()
+
+    @property
+    def version(self) -> str:
+        return f"statistical-lexicon:{self.lexicon.version}"
+
+    def extract(self, text: str) -> CaseFeatures:
+        return extract_features(text, lexicon=self.lexicon)
+
+
 _SENTENCE = re.compile(r"[^。；;！？!?]+[。；;！？!?]?")
 
 

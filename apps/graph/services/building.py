@@ -26,7 +26,7 @@ from apps.corpus.search.tokenize import Tokenizer
 from apps.graph import clustering
 from apps.graph.models import CaseFeatures, Community, CommunityMembership, Feature, GraphBuild, Similarity
 from apps.graph.services.projection import graph_project_all, graph_sync
-from worker.agents.features import FeatureLexicon, extract_features
+from worker.agents.features import LexiconFeatureExtractor
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str], None] | None
@@ -43,12 +43,8 @@ def _timed(timings: dict, name: str, progress: Progress):
     timings[name] = round(time.perf_counter() - start, 2)
 
 
-def _extractor_id(lexicon: FeatureLexicon) -> str:
-    return f"statistical-lexicon:{lexicon.version}"
-
-
-def _features_for(precedents: Iterable[tuple[int, str]], lexicon: FeatureLexicon) -> dict[int, object]:
-    return {pk: extract_features(fact, lexicon=lexicon) for pk, fact in precedents}
+def _features_for(precedents: Iterable[tuple[int, str]], extractor) -> dict[int, object]:
+    return {pk: extractor.extract(fact) for pk, fact in precedents}
 
 
 def _store_features(extracted: dict[int, object], extractor: str) -> None:
@@ -91,22 +87,26 @@ def ontology_backend() -> LSABackend | None:
 
 
 def graph_build(*, k: int = DEFAULTS["k"], resolution: float = DEFAULTS["resolution"], seed: int = DEFAULTS["seed"],
-                dim: int = DEFAULTS["dim"], progress: Progress = None) -> GraphBuild:
-    """Full rebuild of the ontology graph and the AGE projection."""
+                dim: int = DEFAULTS["dim"], extractor=None, progress: Progress = None) -> GraphBuild:
+    """Full rebuild of the ontology graph and the AGE projection.
+
+    ``extractor`` produces the ontology features (``.extract(text)``, ``.version``):
+    the statistical lexicon by default, or worker.agents.features_llm.LLMFeatureExtractor.
+    """
     from apps.corpus.services.indexing import dense_index_from_vectors
 
-    lexicon = FeatureLexicon.default()
+    extractor = extractor or LexiconFeatureExtractor()
     build = GraphBuild.objects.create(params={"k": k, "resolution": resolution, "seed": seed, "dim": dim,
-                                              "extractor": _extractor_id(lexicon)})
+                                              "extractor": extractor.version})
     timings: dict[str, float] = {}
     try:
         rows = list(Precedent.objects.order_by("pk").values_list("pk", "fact"))
         pks = [pk for pk, _ in rows]
         with _timed(timings, "features", progress):
-            extracted = _features_for(rows, lexicon)
+            extracted = _features_for(rows, extractor)
         with _timed(timings, "features_store", progress):
             with transaction.atomic():
-                _store_features(extracted, _extractor_id(lexicon))
+                _store_features(extracted, extractor.version)
         texts = [extracted[pk].text() for pk in pks]
         with _timed(timings, "embed", progress):
             # The ontology texts are short label lists: a plain tokenizer without the legal dictionary suffices.
@@ -198,11 +198,12 @@ def graph_cases_add(pks: list[int], *, k: int | None = None) -> int:
     from apps.corpus.models import DenseVector
 
     k = k or build.params.get("k", DEFAULTS["k"])
-    lexicon = FeatureLexicon.default()
+    # Incremental adds use the statistical extractor: an import must not wait on a model server.
+    extractor = LexiconFeatureExtractor()
     rows = list(Precedent.objects.filter(pk__in=pks).order_by("pk").values_list("pk", "fact"))
     new_pks = [pk for pk, _ in rows]
-    extracted = _features_for(rows, lexicon)
-    _store_features(extracted, _extractor_id(lexicon))
+    extracted = _features_for(rows, extractor)
+    _store_features(extracted, extractor.version)
     new_vectors = backend.embed_passages([extracted[pk].text() for pk in new_pks])
 
     index = SearchIndex.objects.get(target=SearchIndex.Target.FEATURES, method=SearchIndex.Method.DENSE, active=True)

@@ -172,6 +172,7 @@ EDGES = [
 
 
 def _create_labels() -> None:
+    """Every label with its indexes (idempotent; also run by migration 0003)."""
     for spec in VERTICES:
         age.label_create(spec.label, indexed=spec.indexed)
     for spec in EDGES:

@@ -36,6 +36,20 @@ def statistical_strategy() -> StatisticalStrategy:
                                article_model=models.get("articles"), term_model=models.get("term"))
 
 
+def llm_client(*, per_case_budget: bool = True):
+    """A client for the configured OpenAI-compatible server (vLLM in production)."""
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
+
+    from worker.agents.llm import Budget, LLMClient
+
+    if not settings.LLM_BASE_URL:
+        raise ImproperlyConfigured("no LLM is configured: set LEXTRACE_LLM_BASE_URL and LEXTRACE_LLM_MODEL")
+    budget = Budget(max_calls=settings.LLM_MAX_CALLS_PER_CASE, max_tokens=settings.LLM_MAX_TOKENS_PER_CASE) if per_case_budget else None
+    return LLMClient(settings.LLM_BASE_URL, settings.LLM_MODEL, api_key=settings.LLM_API_KEY or None,
+                     timeout_s=settings.LLM_TIMEOUT_S, budget=budget)
+
+
 def judgment_compute(*, case: CaseInput, ablation: str = "full", strategy=None) -> list[Bundle]:
     """Run the pipeline for every defendant of ``case`` against the live graph and indexes."""
     return adjudicate_case(case, strategy=strategy or statistical_strategy(), graph=AgeGraphStore(),

@@ -14,8 +14,10 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=DEFAULTS["seed"])
         parser.add_argument("--dim", type=int, default=DEFAULTS["dim"], help="ontology embedding dimension")
         parser.add_argument("--if-missing", action="store_true", help="do nothing when a graph has been built")
+        parser.add_argument("--features", choices=["statistical", "llm"], default="statistical",
+                            help="ontology feature extraction: the lexicon (default) or the configured LLM server")
 
-    def handle(self, *args, k, resolution, seed, dim, if_missing, **options):
+    def handle(self, *args, k, resolution, seed, dim, if_missing, features, **options):
         from apps.graph.models import GraphBuild
 
         if if_missing and GraphBuild.objects.filter(status=GraphBuild.Status.DONE).exists():
@@ -26,7 +28,13 @@ class Command(BaseCommand):
         def progress(stage):
             self.stdout.write(f"  [{time.perf_counter() - start:6.1f} s] {stage}")
 
-        build = graph_build(k=k, resolution=resolution, seed=seed, dim=dim, progress=progress)
+        extractor = None
+        if features == "llm":
+            from apps.graph.services.reasoning import llm_client
+            from worker.agents.features_llm import LLMFeatureExtractor
+
+            extractor = LLMFeatureExtractor(llm_client(per_case_budget=False))
+        build = graph_build(k=k, resolution=resolution, seed=seed, dim=dim, extractor=extractor, progress=progress)
         self.stdout.write(f"graph built in {time.perf_counter() - start:.1f} s: {build.stats['graph']}")
         c = build.stats["communities"]
         self.stdout.write(f"communities: {c['communities']} (sizes {c['sizes']}), "
