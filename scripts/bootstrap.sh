@@ -27,8 +27,9 @@ if [ ! -f "$npm_stamp" ]; then
     touch "$npm_stamp"
 fi
 mkdir -p static/vendor
+# Source maps too: the static manifest checks every file a script refers to.
 cp node_modules/cytoscape/dist/cytoscape.min.js static/vendor/
-cp node_modules/chart.js/dist/chart.umd.min.js static/vendor/ 2>/dev/null || cp node_modules/chart.js/dist/chart.umd.js static/vendor/chart.umd.min.js
+cp node_modules/chart.js/dist/chart.umd.min.js node_modules/chart.js/dist/chart.umd.min.js.map static/vendor/
 
 . scripts/env.sh
 bash scripts/services.sh start

@@ -64,3 +64,13 @@ def test_a_bad_upload_shows_the_line_report_and_writes_nothing(personas, celery_
     page = client.get(f"/corpus/imports/{batch.pk}/").content.decode()
     assert "Nothing from this file was written" in page
     assert ArticleVersion.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_too_many_fields_or_files_are_refused_before_anything_is_stored(personas):
+    client = personas.client(personas.admin)
+    fields = {f"f{i}": "x" for i in range(1001)}
+    assert client.post("/corpus/imports/", fields).status_code == 400
+    files = {f"file{i}": SimpleUploadedFile(f"s{i}.jsonl", b"{}") for i in range(101)}
+    assert client.post("/corpus/imports/", files).status_code == 400
+    assert ImportBatch.objects.count() == 0
