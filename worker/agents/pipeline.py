@@ -198,7 +198,9 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
             result.articles.append(entry)
             continue
         items = graph.checklist(pk, version.version_pk) or graph.checklist(pk)
-        entry.interpretations = [i.pk for i in graph.interpretations(pk)]
+        interpretations = graph.interpretations(pk)
+        entry.interpretations = [i.pk for i in interpretations]
+        entry.interpretation_texts = [f"{i.source}{i.para}　{i.text}" for i in interpretations[:3]]
         entry.items = strategy.verify_items(focus, entry, items)
         if params.use_auditor:
             entry.passed, entry.score, entry.reason = strategy.decide_article(focus, entry, prejudged, support)
@@ -340,6 +342,9 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
         bundle.judgment = verify_judgment(judgment, bundle.audit, case)
     except StageFailure as failure:
         bundle.judgment = Judgment(status=failure.status, message=failure.message)
+    finally:
+        # Prompts and raw replies, so the run can be replayed and audited.
+        bundle.llm_records = list(getattr(strategy, "records", []))
     return bundle
 
 

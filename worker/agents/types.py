@@ -84,6 +84,7 @@ class ArticleAudit:
     in_force: bool
     items: list[ItemVerdict] = field(default_factory=list)
     interpretations: list[int] = field(default_factory=list)
+    interpretation_texts: list[str] = field(default_factory=list)
     prior: float = 0.0
     score: float = 0.0
     passed: bool = False

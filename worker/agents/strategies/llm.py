@@ -1,0 +1,124 @@
+"""The LLM strategy: every stage through the OpenAI-compatible client (vLLM on a
+GPU host; llama.cpp for demos), with the versioned prompts and JSON schemas.
+
+Model trouble becomes an explicit status (StageFailure): unavailable, output
+that does not parse or fit the schema, budget exhausted. A checklist verdict
+whose quoted fact is not an exact substring of the facts is not accepted as
+support. The pipeline's verifier then checks the judgment like any other.
+"""
+
+from __future__ import annotations
+
+from worker.agents.features import CaseFeatures
+from worker.agents.graph_types import DIMENSIONS, ChecklistEntry, Term
+from worker.agents.llm import BudgetExceeded, LLMError, ModelOutputInvalid, ModelRequestRejected, ModelUnavailable
+from worker.agents.pipeline import StageFailure
+from worker.agents.ports import GraphStore
+from worker.agents.prompts import PROMPT_VERSION, build_prompt, extract_citations
+from worker.agents.prompts.blocks import sanitize_data
+from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
+
+
+def _article_record(article: ArticleAudit) -> dict:
+    return {"key": article.key, "label": article.label, "text": article.text}
+
+
+class LLMStrategy:
+    name = "llm"
+
+    def __init__(self, client, *, lang: str = "zh"):
+        self.client = client
+        self.lang = lang
+        self.records: list[dict] = []
+
+    def versions(self) -> dict[str, str]:
+        return {"strategy": "llm/1", "model": self.client.model, "prompts": PROMPT_VERSION,
+                "sampling": ",".join(f"{k}={v}" for k, v in sorted(self.client.sampling_params().items()))}
+
+    def usage(self) -> dict[str, tuple[int, int, int]]:
+        return {stage: (int(u["calls"]), int(u["prompt_tokens"]), int(u["completion_tokens"]))
+                for stage, u in self.client.usage.snapshot().items()}
+
+    def _call(self, stage: str, *, facts: str, defendant: str = "", **data) -> dict:
+        prompt = build_prompt(stage, self.lang, facts=facts, defendant=defendant, **data)
+        try:
+            result = self.client.complete_json(prompt.messages, prompt.schema, name=prompt.name, stage=stage)
+        except BudgetExceeded as exc:
+            raise StageFailure(Status.BUDGET_EXHAUSTED, f"{stage}: {exc}") from exc
+        except ModelOutputInvalid as exc:
+            self.records.append({"prompt": prompt.record(), "error": str(exc), "raw": getattr(exc, "raw_text", "")})
+            raise StageFailure(Status.UNPARSEABLE_OUTPUT, f"{stage}: the model's output was not valid: {exc}") from exc
+        except (ModelUnavailable, ModelRequestRejected) as exc:
+            raise StageFailure(Status.MODEL_UNAVAILABLE, f"{stage}: {exc}") from exc
+        except LLMError as exc:
+            raise StageFailure(Status.MODEL_UNAVAILABLE, f"{stage}: {exc}") from exc
+        self.records.append({"prompt": prompt.record(), "result": result.record()})
+        return result.value
+
+    # -- stages ----------------------------------------------------------------
+    def focus(self, case: CaseInput, defendant: str) -> str:
+        if len(case.defendants) < 2:
+            return case.facts
+        return self._call("focus", facts=case.facts, defendant=defendant, defendants=list(case.defendants))["facts"]
+
+    def features(self, focus: str) -> tuple[dict[str, list[str]], str]:
+        value = self._call("features", facts=focus)
+        found = CaseFeatures(**{d: tuple(dict.fromkeys(x.strip() for x in value.get(d, []) if x.strip())) for d in DIMENSIONS})
+        return found.as_dict(), found.text()
+
+    def prejudge(self, focus: str, k: int) -> list[tuple[str, float]]:
+        value = self._call("predict_charges", facts=focus)
+        charges = [c if c.endswith("罪") else c + "罪" for c in value["charges"]]
+        # The model gives no probability: every pre-judged charge counts fully.
+        return [(c, 1.0) for c in list(dict.fromkeys(charges))[:k]]
+
+    def verify_items(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> list[ItemVerdict]:
+        if not items:
+            return []
+        value = self._call("checklist_article", facts=focus, article=_article_record(article),
+                           interpretations=article.interpretation_texts,
+                           items=[{"id": i.pk, "question": i.question} for i in items])
+        answers = {a["id"]: a for a in value["items"]}
+        facts = sanitize_data(focus)
+        verdicts = []
+        for item in items:
+            answer = answers.get(item.pk)
+            if answer is None:
+                verdicts.append(ItemVerdict(item.pk, item.order, item.question, False, 0.0, "the model gave no verdict"))
+                continue
+            quote = answer["fact_span"].strip()
+            start = facts.find(quote) if quote else -1
+            satisfied = bool(answer["verdict"]) and start >= 0
+            reasoning = answer["reasoning"]
+            if answer["verdict"] and start < 0:
+                reasoning += "（所引事实在案情中找不到，不予采信）"
+            verdicts.append(ItemVerdict(item.pk, item.order, item.question, satisfied, 1.0 if satisfied else 0.0, reasoning,
+                                        span=(start, start + len(quote)) if start >= 0 and quote else None,
+                                        span_text=quote if start >= 0 else ""))
+        return verdicts
+
+    def decide_article(self, focus: str, article: ArticleAudit, prejudged: dict[str, float],
+                       support: dict[str, float]) -> tuple[bool, float, str]:
+        value = self._call("article_decision", facts=focus, article=_article_record(article),
+                           interpretations=article.interpretation_texts,
+                           satisfied=[{"id": i.item_pk, "question": i.question} for i in article.items if i.satisfied],
+                           failed=[{"id": i.item_pk, "question": i.question} for i in article.items if not i.satisfied])
+        return bool(value["applies"]), 1.0 if value["applies"] else 0.0, value["reasoning"]
+
+    def adjudicate(self, focus: str, audit: Audit, research: Research, evidence: list[Evidence], graph: GraphStore) -> Judgment:
+        verified = audit.verified
+        value = self._call("adjudicate", facts=focus,
+                           evidence=[{"kind": e.kind, "ref": e.ref, "text": e.text} for e in evidence],
+                           article_keys=[a.key for a in verified],
+                           charges=sorted({c for a in verified for c in a.charges}))
+        _numbers, malformed = extract_citations(value["reasoning"])
+        if malformed:
+            return Judgment(status=Status.UNRESOLVED_CITATION, reasoning=value["reasoning"], evidence=evidence,
+                            message=f"malformed citations {malformed}")
+        by_key = {a.key: a for a in verified}
+        keys = list(dict.fromkeys(value["articles"]))
+        term = value["term"]
+        return Judgment(status=Status.JUDGED, charges=list(dict.fromkeys(value["charges"])), article_keys=keys,
+                        article_pks=[by_key[k].article_pk for k in keys if k in by_key],
+                        term=Term(months=int(term["months"]), life=bool(term["life"]), death=bool(term["death"])),
+                        reasoning=value["reasoning"], evidence=evidence)
