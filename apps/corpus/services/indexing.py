@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -83,7 +84,8 @@ def bm25_index_build(*, target: str, tokenizer: Tokenizer | None = None, documen
     try:
         ids, tokens = documents or tokenized_documents(target, tokenizer, progress)
         bm25 = BM25Index.build(ids, tokens, metadata={"tokenizer": tokenizer.fingerprint(), "target": target})
-        directory = index_root() / str(index.pk)
+        # A fresh name, not the row id: several databases may share MEDIA_ROOT.
+        directory = index_root() / f"bm25-{target}-{uuid.uuid4().hex}"
         bm25.save(directory)
         index.artefact_dir = str(directory)
         index.documents = len(ids)

@@ -74,16 +74,17 @@ def _case_charges(pks: list[int]) -> dict[int, list[str]]:
     return {pk: sorted(charges[pk]) for pk in pks}
 
 
-def _ontology_model_dir(build: GraphBuild) -> Path:
-    return Path(settings.MEDIA_ROOT) / "models" / f"ontology-lsa-{build.pk}"
+def _ontology_model_dir(backend: LSABackend) -> Path:
+    # Content-addressed: several databases (dev, tests, benchmarks) may share MEDIA_ROOT.
+    return Path(settings.MEDIA_ROOT) / "models" / f"ontology-{backend.model_id}"
 
 
 def ontology_backend() -> LSABackend | None:
     """The embedding model of the active feature index (for queries and incremental adds)."""
-    index = SearchIndex.objects.filter(target=SearchIndex.Target.FEATURES, method=SearchIndex.Method.DENSE, active=True).first()
-    if index is None or not index.artefact_dir:
-        return None
-    return LSABackend.load(index.artefact_dir, tokenizer=Tokenizer(user_dict=None), strict_tokenizer=False)
+    from apps.corpus.search_service import active_index, dense_backend_for
+
+    index = active_index(SearchIndex.Target.FEATURES, SearchIndex.Method.DENSE)
+    return dense_backend_for(index) if index is not None and index.artefact_dir else None
 
 
 def graph_build(*, k: int = DEFAULTS["k"], resolution: float = DEFAULTS["resolution"], seed: int = DEFAULTS["seed"],
@@ -121,7 +122,7 @@ def graph_build(*, k: int = DEFAULTS["k"], resolution: float = DEFAULTS["resolut
         charges = _case_charges(pks)
         with _timed(timings, "store", progress):
             with transaction.atomic():
-                directory = _ontology_model_dir(build)
+                directory = _ontology_model_dir(backend)
                 backend.save(directory)
                 dense_index_from_vectors(target=SearchIndex.Target.FEATURES, backend_name="lsa", model_id=backend.model_id,
                                          artefact_dir=str(directory), ids=pks, vectors=vectors)

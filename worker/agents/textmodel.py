@@ -1,0 +1,496 @@
+"""Linear text models: TF-IDF features and one linear layer, inference in numpy.
+
+``training/`` fits these models with scikit-learn and converts the fitted
+estimators into the plain arrays held here, so the reasoning core predicts
+charges, articles and terms without scikit-learn and without unpickling
+anything. An artefact is a directory::
+
+    model.json        format, kind, labels, vocabulary, config, metadata, ids
+    idf.npy           (n_features,)            float64
+    coef.npy          (n_features, n_outputs)  float64, feature-major
+    intercept.npy     (n_outputs,)             float64
+    calibration.npy   (n_outputs, 2)           float64: slope, offset (multilabel)
+
+Arrays are read with ``allow_pickle=False``. Two hashes identify an artefact:
+``weights_sha256`` covers what determines the outputs (kind, labels,
+vocabulary, config, arrays) and ``model_id`` covers that plus the metadata
+(training-data and tokenizer fingerprints, metrics, creation time). Both are
+recomputed on load and a mismatch refuses the artefact, so edited weights or
+edited metrics cannot pass for the model that was evaluated.
+
+Features reproduce scikit-learn's ``TfidfVectorizer(sublinear_tf=True,
+norm="l2", smooth_idf=True)`` over the terms of :func:`terms`: tf = 1 + ln(count),
+times idf, L2-normalised. Terms outside the vocabulary are ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+FORMAT = "lextrace.linear_text_model"
+FORMAT_VERSION = 1
+KINDS = ("multilabel", "regression")
+TARGET_TRANSFORMS = (None, "log1p")
+MANIFEST = "model.json"
+_ARRAYS = ("idf", "coef", "intercept", "calibration")
+
+TERM_FORMAT = "lextrace.term_model"
+TERM_PARTS = ("months", "life", "death")
+
+Label = str | int
+
+
+class ModelIntegrityError(ValueError):
+    """An artefact whose content does not match its recorded hashes, or is malformed."""
+
+
+def terms(tokens: Sequence[str], bigrams: bool) -> list[str]:
+    """The terms a document is made of: its tokens, then adjacent pairs joined by a space.
+
+    Tokens never contain spaces (the tokenizer strips whitespace), so a bigram
+    cannot collide with a unigram.
+    """
+    out = list(tokens)
+    if bigrams:
+        out.extend(f"{a} {b}" for a, b in zip(tokens, tokens[1:]))
+    return out
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    """Numerically stable logistic function (no overflow warning for large |z|)."""
+    z = np.asarray(z, dtype=np.float64)
+    out = np.empty_like(z)
+    pos = z >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-z[pos]))
+    ez = np.exp(z[~pos])
+    out[~pos] = ez / (1.0 + ez)
+    return out
+
+
+def canonical_json(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def jsonable(obj: Any) -> Any:
+    """Plain JSON types from numpy scalars/arrays, tuples and Paths (metadata is stored as JSON)."""
+    if isinstance(obj, Mapping):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return jsonable(obj.tolist())
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, Path):
+        return str(obj)
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def _array_digest(a: np.ndarray) -> str:
+    a = np.ascontiguousarray(a)
+    h = hashlib.sha256()
+    h.update(f"{a.dtype.str};{list(a.shape)}\n".encode())
+    h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class LinearTextModel:
+    """TF-IDF + linear layer. ``kind`` is "multilabel" (one calibrated sigmoid per
+    label) or "regression" (one output, optionally trained on log1p of the target).
+
+    Inputs are token lists from a tokenizer whose fingerprint equals
+    ``metadata["tokenizer"]["fingerprint"]``; another segmentation silently
+    lowers accuracy, so callers should check it.
+    """
+
+    def __init__(
+        self,
+        *,
+        kind: str,
+        vocab: Sequence[str],
+        idf: np.ndarray,
+        coef: np.ndarray,
+        intercept: np.ndarray,
+        labels: Sequence[Label] | None = None,
+        calibration: np.ndarray | None = None,
+        config: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        config = dict(config or {})
+        config.setdefault("bigrams", False)
+        config.setdefault("sublinear_tf", True)
+        config.setdefault("norm", "l2")
+        config.setdefault("threshold", 0.5)
+        config.setdefault("target_transform", None)
+        if config["norm"] != "l2" or config["sublinear_tf"] is not True:
+            raise ValueError("only sublinear tf with l2 normalisation is implemented")
+        if config["target_transform"] not in TARGET_TRANSFORMS:
+            raise ValueError(f"target_transform must be one of {TARGET_TRANSFORMS}")
+        self.kind = kind
+        self.config: dict[str, Any] = jsonable(config)
+        self.vocab: list[str] = [str(t) for t in vocab]
+        self.idf = np.ascontiguousarray(idf, dtype=np.float64)
+        self.coef = np.ascontiguousarray(coef, dtype=np.float64)
+        self.intercept = np.ascontiguousarray(intercept, dtype=np.float64).reshape(-1)
+        n_features = len(self.vocab)
+        n_outputs = self.intercept.shape[0]
+        if self.idf.shape != (n_features,):
+            raise ValueError(f"idf shape {self.idf.shape} != ({n_features},)")
+        if self.coef.shape != (n_features, n_outputs):
+            raise ValueError(f"coef shape {self.coef.shape} != ({n_features}, {n_outputs})")
+        if len(set(self.vocab)) != n_features:
+            raise ValueError("duplicate terms in the vocabulary")
+        if kind == "multilabel":
+            if labels is None or len(labels) != n_outputs:
+                raise ValueError("a multilabel model needs one label per output")
+            self.labels: list[Label] = [jsonable(lab) for lab in labels]
+            if len(set(self.labels)) != len(self.labels):
+                raise ValueError("duplicate labels")
+            if calibration is None:
+                calibration = np.tile([1.0, 0.0], (n_outputs, 1))
+            self.calibration = np.ascontiguousarray(calibration, dtype=np.float64)
+            if self.calibration.shape != (n_outputs, 2):
+                raise ValueError(f"calibration shape {self.calibration.shape} != ({n_outputs}, 2)")
+        else:
+            if n_outputs != 1:
+                raise ValueError("a regression model has exactly one output")
+            if calibration is not None:
+                raise ValueError("calibration applies to multilabel models only")
+            self.labels = []
+            self.calibration = np.zeros((0, 2), dtype=np.float64)
+        for name in _ARRAYS:
+            if not np.all(np.isfinite(getattr(self, name))):
+                raise ValueError(f"{name} holds NaN or infinity")
+        self.metadata: dict[str, Any] = jsonable(dict(metadata or {}))
+        self._index: dict[str, int] | None = None
+        self._label_index = {lab: i for i, lab in enumerate(self.labels)}
+
+    # ------------------------------------------------------------------ identity
+    @property
+    def weights_sha256(self) -> str:
+        """Hash of everything that determines the outputs (not the metadata)."""
+        return hashlib.sha256(canonical_json(self._weights_record())).hexdigest()
+
+    @property
+    def model_id(self) -> str:
+        """Hash of the whole artefact: weights plus metadata."""
+        record = {"weights_sha256": self.weights_sha256, "metadata": self.metadata}
+        return hashlib.sha256(canonical_json(record)).hexdigest()
+
+    def _weights_record(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "kind": self.kind,
+            "labels": self.labels,
+            "vocab": self.vocab,
+            "config": self.config,
+            "arrays": {name: _array_digest(getattr(self, name)) for name in _ARRAYS},
+        }
+
+    @property
+    def n_features(self) -> int:
+        return len(self.vocab)
+
+    def __repr__(self) -> str:
+        return (
+            f"LinearTextModel(kind={self.kind!r}, outputs={self.intercept.shape[0]}, "
+            f"features={self.n_features}, id={self.model_id[:12]})"
+        )
+
+    # ------------------------------------------------------------------ features
+    def _term_index(self) -> dict[str, int]:
+        if self._index is None:
+            self._index = {t: i for i, t in enumerate(self.vocab)}
+        return self._index
+
+    def vectorize(self, tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The document's sparse TF-IDF row: (feature indices, L2-normalised values)."""
+        index = self._term_index()
+        counts = Counter(index[t] for t in terms(tokens, self.config["bigrams"]) if t in index)
+        if not counts:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        idx = np.fromiter(sorted(counts), dtype=np.int64, count=len(counts))
+        tf = np.fromiter((counts[i] for i in idx), dtype=np.float64, count=len(idx))
+        vals = (1.0 + np.log(tf)) * self.idf[idx]
+        norm = math.sqrt(float(vals @ vals))
+        if norm > 0:
+            vals /= norm
+        return idx, vals
+
+    # ------------------------------------------------------------------ outputs
+    def decision(self, tokens: Sequence[str]) -> np.ndarray:
+        """Raw linear outputs (logits, or the transformed regression target), shape (n_outputs,)."""
+        idx, vals = self.vectorize(tokens)
+        return vals @ self.coef[idx] + self.intercept
+
+    def decision_many(self, token_lists: Iterable[Sequence[str]]) -> np.ndarray:
+        rows = [self.decision(tokens) for tokens in token_lists]
+        if not rows:
+            return np.zeros((0, self.intercept.shape[0]))
+        return np.vstack(rows)
+
+    def _require(self, kind: str) -> None:
+        if self.kind != kind:
+            raise TypeError(f"this is a {self.kind} model, not {kind}")
+
+    def _calibrate(self, z: np.ndarray) -> np.ndarray:
+        return z * self.calibration[:, 0] + self.calibration[:, 1]
+
+    def predict_proba(self, tokens: Sequence[str], *, calibrated: bool = True) -> np.ndarray:
+        """One probability per label, in the order of :attr:`labels`."""
+        self._require("multilabel")
+        z = self.decision(tokens)
+        return sigmoid(self._calibrate(z) if calibrated else z)
+
+    def predict_proba_many(self, token_lists: Iterable[Sequence[str]], *, calibrated: bool = True) -> np.ndarray:
+        self._require("multilabel")
+        z = self.decision_many(token_lists)
+        return sigmoid(self._calibrate(z) if calibrated else z)
+
+    def top(self, tokens: Sequence[str], k: int = 5, min_p: float = 0.0) -> list[tuple[Label, float]]:
+        """The k most probable labels with p >= min_p, most probable first (ties: label order)."""
+        p = self.predict_proba(tokens)
+        order = np.argsort(-p, kind="stable")[: max(k, 0)]
+        return [(self.labels[i], float(p[i])) for i in order if p[i] >= min_p]
+
+    def predict_labels(self, tokens: Sequence[str], threshold: float | None = None) -> list[tuple[Label, float]]:
+        """The decision rule the evaluation uses: every label with p >= threshold
+        (default ``config["threshold"]``), and the most probable label always."""
+        p = self.predict_proba(tokens)
+        return self.labels_from_proba(p, threshold)
+
+    def labels_from_proba(self, p: np.ndarray, threshold: float | None = None) -> list[tuple[Label, float]]:
+        threshold = self.config["threshold"] if threshold is None else threshold
+        if p.shape[0] == 0:
+            return []
+        best = int(np.argmax(p))
+        keep = [i for i in np.argsort(-p, kind="stable") if p[i] >= threshold or i == best]
+        return [(self.labels[i], float(p[i])) for i in keep]
+
+    def predict_value(self, tokens: Sequence[str]) -> float:
+        """The regression estimate in the target's own unit (e.g. months)."""
+        self._require("regression")
+        return self._untransform(float(self.decision(tokens)[0]))
+
+    def predict_values_many(self, token_lists: Iterable[Sequence[str]]) -> np.ndarray:
+        self._require("regression")
+        z = self.decision_many(token_lists)[:, 0]
+        return np.array([self._untransform(float(v)) for v in z])
+
+    def _untransform(self, v: float) -> float:
+        if self.config["target_transform"] == "log1p":
+            return max(0.0, math.expm1(min(v, 700.0)))
+        return v
+
+    def explain(self, tokens: Sequence[str], label: Label | None = None, n: int = 5) -> list[tuple[str, float]]:
+        """The terms of this document that pushed ``label`` up most.
+
+        Each contribution is tf-idf value x weight (x the label's calibration
+        slope), i.e. the term's additive share of the calibrated logit (or of
+        the transformed regression output); only positive shares are listed,
+        largest first. Together with the intercept and the negative shares they
+        sum to the score, so the UI can show them as they are.
+        """
+        if self.kind == "multilabel":
+            if label not in self._label_index:
+                raise KeyError(f"unknown label {label!r}")
+            k = self._label_index[label]
+            scale = self.calibration[k, 0]
+        else:
+            if label is not None:
+                raise ValueError("a regression model has no labels")
+            k, scale = 0, 1.0
+        idx, vals = self.vectorize(tokens)
+        contrib = vals * self.coef[idx, k] * scale
+        order = np.lexsort((idx, -contrib))  # largest first; ties by vocabulary order
+        return [(self.vocab[idx[i]], float(contrib[i])) for i in order[:n] if contrib[i] > 0]
+
+    # ------------------------------------------------------------------ storage
+    def manifest(self) -> dict[str, Any]:
+        record = self._weights_record()
+        record["weights_sha256"] = self.weights_sha256
+        record["metadata"] = self.metadata
+        record["model_id"] = self.model_id
+        return record
+
+    def save(self, directory: str | os.PathLike[str]) -> Path:
+        """Write the artefact into ``directory`` (created; existing files replaced)."""
+        path = Path(directory)
+        path.mkdir(parents=True, exist_ok=True)
+        for name in _ARRAYS:
+            target = path / f"{name}.npy"
+            fd, tmp = tempfile.mkstemp(dir=path, prefix=f".{name}.", suffix=".npy")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    np.save(fh, getattr(self, name), allow_pickle=False)
+                os.replace(tmp, target)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        # The manifest last: a directory with a manifest is complete.
+        _write_atomic(path / MANIFEST, json.dumps(self.manifest(), ensure_ascii=False, indent=1).encode())
+        return path
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike[str], *, expected_id: str | None = None) -> LinearTextModel:
+        """Read an artefact written by :meth:`save`; verify its hashes (and ``expected_id`` if given)."""
+        path = Path(directory)
+        try:
+            manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ModelIntegrityError(f"{path / MANIFEST}: {exc}") from exc
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            raise ModelIntegrityError(f"{path}: not a {FORMAT} artefact")
+        if manifest.get("format_version") != FORMAT_VERSION:
+            raise ModelIntegrityError(f"{path}: format version {manifest.get('format_version')!r} unsupported")
+        arrays = {}
+        for name in _ARRAYS:
+            try:
+                a = np.load(path / f"{name}.npy", allow_pickle=False)
+            except (OSError, ValueError) as exc:
+                raise ModelIntegrityError(f"{path / name}.npy: {exc}") from exc
+            if a.dtype != np.float64:
+                raise ModelIntegrityError(f"{path / name}.npy: dtype {a.dtype}, expected float64")
+            arrays[name] = a
+        try:
+            model = cls(
+                kind=manifest["kind"],
+                vocab=manifest["vocab"],
+                labels=manifest["labels"] if manifest["kind"] == "multilabel" else None,
+                config=manifest["config"],
+                metadata=manifest.get("metadata") or {},
+                idf=arrays["idf"],
+                coef=arrays["coef"],
+                intercept=arrays["intercept"],
+                calibration=arrays["calibration"] if manifest["kind"] == "multilabel" else None,
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelIntegrityError(f"{path}: malformed artefact: {exc}") from exc
+        if model.weights_sha256 != manifest.get("weights_sha256"):
+            raise ModelIntegrityError(f"{path}: weights do not match weights_sha256 (modified artefact)")
+        if model.model_id != manifest.get("model_id"):
+            raise ModelIntegrityError(f"{path}: content does not match model_id (modified artefact)")
+        if expected_id is not None and model.model_id != expected_id:
+            raise ModelIntegrityError(f"{path}: model_id {model.model_id} is not the expected {expected_id}")
+        return model
+
+
+class TermModel:
+    """Sentence from three linear models: months (regression, usually on log1p),
+    and life and death (single-label multilabel models, calibrated).
+
+    Decision rule (CAIL convention: months = 0 for life imprisonment and death):
+    death if p_death >= threshold and p_death >= p_life; else life if
+    p_life >= threshold; else the rounded months estimate.
+    """
+
+    def __init__(
+        self,
+        *,
+        months: LinearTextModel,
+        life: LinearTextModel,
+        death: LinearTextModel,
+        threshold: float = 0.5,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        months._require("regression")
+        for part in (life, death):
+            part._require("multilabel")
+            if len(part.labels) != 1:
+                raise ValueError("life and death models have exactly one label")
+        self.months, self.life, self.death = months, life, death
+        self.threshold = float(threshold)
+        self.metadata: dict[str, Any] = jsonable(dict(metadata or {}))
+
+    @property
+    def model_id(self) -> str:
+        record = {
+            "format": TERM_FORMAT,
+            "format_version": FORMAT_VERSION,
+            "parts": {name: getattr(self, name).model_id for name in TERM_PARTS},
+            "threshold": self.threshold,
+            "metadata": self.metadata,
+        }
+        return hashlib.sha256(canonical_json(record)).hexdigest()
+
+    def predict(self, tokens: Sequence[str]) -> dict[str, Any]:
+        """{"months": int, "life": bool, "death": bool, "p_life", "p_death", "months_estimate"}."""
+        p_life = float(self.life.predict_proba(tokens)[0])
+        p_death = float(self.death.predict_proba(tokens)[0])
+        estimate = self.months.predict_value(tokens)
+        death = p_death >= self.threshold and p_death >= p_life
+        life = not death and p_life >= self.threshold
+        months = 0 if (life or death) else int(round(estimate))
+        return {
+            "months": months,
+            "life": life,
+            "death": death,
+            "p_life": p_life,
+            "p_death": p_death,
+            "months_estimate": estimate,
+        }
+
+    def save(self, directory: str | os.PathLike[str]) -> Path:
+        path = Path(directory)
+        path.mkdir(parents=True, exist_ok=True)
+        for name in TERM_PARTS:
+            getattr(self, name).save(path / name)
+        manifest = {
+            "format": TERM_FORMAT,
+            "format_version": FORMAT_VERSION,
+            "parts": {name: getattr(self, name).model_id for name in TERM_PARTS},
+            "threshold": self.threshold,
+            "metadata": self.metadata,
+            "model_id": self.model_id,
+        }
+        _write_atomic(path / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1).encode())
+        return path
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike[str], *, expected_id: str | None = None) -> TermModel:
+        path = Path(directory)
+        try:
+            manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ModelIntegrityError(f"{path / MANIFEST}: {exc}") from exc
+        if not isinstance(manifest, dict) or manifest.get("format") != TERM_FORMAT:
+            raise ModelIntegrityError(f"{path}: not a {TERM_FORMAT} artefact")
+        if manifest.get("format_version") != FORMAT_VERSION:
+            raise ModelIntegrityError(f"{path}: format version {manifest.get('format_version')!r} unsupported")
+        parts = manifest.get("parts") or {}
+        loaded = {name: LinearTextModel.load(path / name, expected_id=parts.get(name)) for name in TERM_PARTS}
+        try:
+            model = cls(**loaded, threshold=manifest["threshold"], metadata=manifest.get("metadata") or {})
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelIntegrityError(f"{path}: malformed artefact: {exc}") from exc
+        if model.model_id != manifest.get("model_id"):
+            raise ModelIntegrityError(f"{path}: content does not match model_id (modified artefact)")
+        if expected_id is not None and model.model_id != expected_id:
+            raise ModelIntegrityError(f"{path}: model_id {model.model_id} is not the expected {expected_id}")
+        return model
