@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.graph",
     "apps.corpus",
+    "apps.registry",
 ]
 
 MIDDLEWARE = [

@@ -23,10 +23,8 @@ def _tokenizer():
 
 def active_models() -> dict:
     """kind → loaded model, for the kinds that have an active registered version."""
-    try:
-        from apps.graph.models_registry import load_active_models
-    except ImportError:  # no registry yet: the strategy runs without trained models
-        return {}
+    from apps.registry.services import load_active_models
+
     return load_active_models()
 
 

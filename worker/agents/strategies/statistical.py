@@ -115,8 +115,9 @@ class StatisticalStrategy:
             probs = dict(self.charge_model.top(self._tokens(focus), k=50))
             prior = max([prior] + [probs.get(c, 0.0) for c in article.charges])
         if self.article_model is not None:
-            probs = dict(self.article_model.top(self._tokens(focus), k=50))
-            prior = max(prior, probs.get(article.key, 0.0))
+            # Article models are trained on base article numbers (CAIL labels).
+            probs = {str(label): p for label, p in self.article_model.top(self._tokens(focus), k=50)}
+            prior = max(prior, probs.get(str(article.key).split("-")[0], 0.0))
         return float(prior)
 
     def decide_article(self, focus: str, article: ArticleAudit, prejudged: dict[str, float],
@@ -154,7 +155,10 @@ class StatisticalStrategy:
 
     def _term(self, focus: str, charges: list[str], cases) -> Term | None:
         if self.term_model is not None:
-            return self.term_model.predict(self._tokens(focus))
+            t = self.term_model.predict(self._tokens(focus))
+            if isinstance(t, dict):  # worker.agents.textmodel.TermModel
+                t = Term(months=int(t["months"]), life=bool(t["life"]), death=bool(t["death"]))
+            return t
         terms = [c.term for c in cases if c.term is not None and set(c.charges) & set(charges)]
         if not terms:
             return None

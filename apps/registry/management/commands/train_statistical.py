@@ -1,0 +1,15 @@
+from django.core.management.base import BaseCommand
+
+from apps.registry.services import statistical_models_train
+
+
+class Command(BaseCommand):
+    help = "Train the statistical models (charges, articles, term) on a cases JSONL file and activate them."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--cases", required=True, help="cases JSONL in the ../shared/data schema")
+        parser.add_argument("--out", help="artefact directory (default MEDIA_ROOT/models/statistical)")
+
+    def handle(self, *args, cases, out, **options):
+        for kind, version in statistical_models_train(cases=cases, out=out).items():
+            self.stdout.write(f"{kind}: {version.model_id} active; metrics {version.metrics}")

@@ -1,0 +1,61 @@
+"""Register trained artefacts and switch the active version of a kind atomically."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+
+from apps.registry.models import ModelVersion
+from worker.agents.textmodel import LinearTextModel, TermModel
+
+LOADERS = {ModelVersion.Kind.CHARGES: LinearTextModel, ModelVersion.Kind.ARTICLES: LinearTextModel,
+           ModelVersion.Kind.TERM: TermModel}
+
+
+def model_register(*, kind: str, directory: str | Path, activate: bool = True, user=None) -> ModelVersion:
+    """Verify an artefact (content hash) and record it; optionally make it the active one of its kind."""
+    model = LOADERS[kind].load(directory)
+    metadata = getattr(model, "metadata", {}) or {}
+    version = ModelVersion.objects.create(kind=kind, model_id=model.model_id, artefact_dir=str(directory),
+                                          metrics=metadata.get("metrics", {}),
+                                          data_fingerprint=str(metadata.get("data_sha256", ""))[:64])
+    if activate:
+        model_activate(version=version, user=user)
+    return version
+
+
+@transaction.atomic
+def model_activate(*, version: ModelVersion, user=None) -> None:
+    ModelVersion.objects.filter(kind=version.kind, active=True).exclude(pk=version.pk).update(active=False)
+    version.active = True
+    version.activated_by = user if user is not None and user.is_authenticated else None
+    version.save(update_fields=["active", "activated_by"])
+
+
+@lru_cache(maxsize=8)
+def _load(kind: str, model_id: str, directory: str):
+    return LOADERS[kind].load(directory, expected_id=model_id)
+
+
+def load_active_models() -> dict:
+    """kind → loaded model for every kind with an active version (cached per process by model id)."""
+    return {v.kind: _load(v.kind, v.model_id, v.artefact_dir) for v in ModelVersion.objects.filter(active=True)}
+
+
+def statistical_models_train(*, cases: str | Path, out: str | Path | None = None, extra_args: list[str] = ()) -> dict:
+    """Run the offline training job (a separate process: nothing imports training/) and register its models."""
+    out = Path(out or Path(settings.MEDIA_ROOT) / "models" / "statistical")
+    out.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "training.statistical", "--cases", str(cases), "--out", str(out), *extra_args],
+                   check=True, cwd=settings.BASE_DIR)
+    registered = {}
+    for kind in (ModelVersion.Kind.CHARGES, ModelVersion.Kind.ARTICLES, ModelVersion.Kind.TERM):
+        directory = out / kind
+        if directory.is_dir():
+            registered[kind] = model_register(kind=kind, directory=directory)
+    return registered
