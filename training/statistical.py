@@ -280,10 +280,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "C": args.C, "min_df": args.min_df, "max_features": args.max_features, "bigrams": args.bigrams,
         "calibration_folds": args.calibration_folds, "alpha": args.alpha,
     }  # fmt: skip
+    data_sha256 = file_sha256(args.cases)
     base_metadata = {
+        "data_sha256": data_sha256,  # top level: the model registry records it
         "training_data": {
             "path": str(args.cases),
-            "sha256": file_sha256(args.cases),
+            "sha256": data_sha256,
             "n_cases": len(cases),
             "split": {"method": "sha256(seed:id) < holdout", "holdout": args.holdout, "seed": args.seed},
             "max_train": args.max_train,

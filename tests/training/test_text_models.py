@@ -67,7 +67,7 @@ def test_numpy_inference_equals_scikit_learn(toy):
     expected = np.column_stack([est.predict_proba(X)[:, 1] for est in estimators])
     assert np.abs(model.predict_proba_many(docs, calibrated=False) - expected).max() < 1e-6
     assert np.abs(model.decision_many(docs) - np.column_stack([e.decision_function(X) for e in estimators])).max() < 1e-6
-    # And after a save/load round trip, through the public single-document API.
+    # The check the training job runs on every fit agrees.
     assert check_multilabel_equivalence(model, vectorizer, estimators, docs) < 1e-6
 
 
@@ -190,8 +190,9 @@ def test_it_refuses_to_train_on_an_evaluation_set(tmp_path):
 
 # ---------------------------------------------------------------------- real corpus
 SHARED = Path(os.environ.get("LEXTRACE_SHARED_DATA", "/work/shared/data"))
-# Measured: 0.7xx held-out top-1 with 3,000 training cases (0.86+ with all of them).
-CHARGE_TOP1_FLOOR = 0.7
+# Measured: held-out top-1 0.817 (exact-set 0.698) with these 3,000 training
+# cases, 0.872 with all 11,839; about 45 s on one core, most of it jieba.
+CHARGE_TOP1_FLOOR = 0.75
 
 
 @pytest.mark.slow

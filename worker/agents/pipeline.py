@@ -96,6 +96,14 @@ class StageFailure(Exception):
 
 # --- Researcher ---------------------------------------------------------------
 
+def _most_cited(cases, n: int) -> list[int]:
+    counts: dict[int, int] = {}
+    for case in cases:
+        for pk in case.article_pks:
+            counts[pk] = counts.get(pk, 0) + 1
+    return [pk for pk, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
 def _is_candidate(article: ArticleNode | None, params: Params) -> bool:
     return article is not None and article.number >= params.specific_part_from and bool(article.charges)
 
@@ -140,8 +148,11 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
                 result.hits.append(Hit(path="chg", kind="charge", pk=charge, score=round(p, 6)))
                 add_articles("chg", [a.pk for a in graph.articles_defining(charge)])
                 if params.use_graph:
-                    members = [c.pk for c in graph.cases_of_offence(charge, limit=200)]
-                    add_cases("chg", retriever.case_scores(query_text, members)[: params.k])
+                    # The charge's Fact-graph neighbourhood: its cases and the articles they cite
+                    # (this also reaches articles for dataset charge names no article defines).
+                    offence_cases = graph.cases_of_offence(charge, limit=200)
+                    add_articles("chg", _most_cited(offence_cases, 2))
+                    add_cases("chg", retriever.case_scores(query_text, [c.pk for c in offence_cases])[: params.k])
         if "art" in params.paths:
             sparse = dict(retriever.articles_sparse(focus, 2 * params.k))
             dense = dict(retriever.articles_dense(focus, 2 * params.k))

@@ -106,11 +106,21 @@ def _array_digest(a: np.ndarray) -> str:
     return h.hexdigest()
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+# mkstemp creates 0600 files; artefacts are written by a training job and read
+# by the web and worker processes, which may run as other users.
+_FILE_MODE = 0o644
+
+
+def _write_atomic(path: Path, data: bytes | None = None, array: np.ndarray | None = None) -> None:
+    """Write bytes or one .npy array to a temporary file, then rename it into place."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            if array is not None:
+                np.save(fh, array, allow_pickle=False)
+            else:
+                fh.write(data or b"")
+        os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -344,15 +354,7 @@ class LinearTextModel:
         path = Path(directory)
         path.mkdir(parents=True, exist_ok=True)
         for name in _ARRAYS:
-            target = path / f"{name}.npy"
-            fd, tmp = tempfile.mkstemp(dir=path, prefix=f".{name}.", suffix=".npy")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    np.save(fh, getattr(self, name), allow_pickle=False)
-                os.replace(tmp, target)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            _write_atomic(path / f"{name}.npy", array=getattr(self, name))
         # The manifest last: a directory with a manifest is complete.
         _write_atomic(path / MANIFEST, json.dumps(self.manifest(), ensure_ascii=False, indent=1).encode())
         return path

@@ -217,8 +217,11 @@ def apply_checklists(records: Numbered, *, batch: ImportBatch, amendment: bool =
             ChecklistItem.objects.bulk_create(items)
             counts["checklists"] += 1
             counts["items"] += len(items)
-        for name in rec.charges:
-            _charge(name, charges, official=True).articles.add(article)
+        # A checklist's charges are article-level (they include the sub-articles'
+        # charges); the statute provision's own list is precise, so it wins.
+        if not article.charges.exists():
+            for name in rec.charges:
+                _charge(name, charges, official=True).articles.add(article)
         related = [interps[r.interpretation_id] for r in rec.related if r.interpretation_id in interps]
         if related:
             article.interpretations.add(*related)

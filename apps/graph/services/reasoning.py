@@ -28,10 +28,18 @@ def active_models() -> dict:
     return load_active_models()
 
 
+def charge_aliases() -> dict[str, str]:
+    """Dataset charge name → statute charge name (Charge.canonical)."""
+    from apps.corpus.models import Charge
+
+    return dict(Charge.objects.filter(canonical__isnull=False).values_list("name", "canonical__name"))
+
+
 def statistical_strategy() -> StatisticalStrategy:
     models = active_models()
     return StatisticalStrategy(tokenize=_tokenizer().tokens, charge_model=models.get("charges"),
-                               article_model=models.get("articles"), term_model=models.get("term"))
+                               article_model=models.get("articles"), term_model=models.get("term"),
+                               aliases=charge_aliases())
 
 
 def llm_client(*, per_case_budget: bool = True):

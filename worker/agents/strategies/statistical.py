@@ -42,8 +42,10 @@ class StatisticalStrategy:
     name = "statistical"
 
     def __init__(self, *, tokenize: Callable[[str], list[str]] | None = None, charge_model=None, article_model=None,
-                 term_model=None):
+                 term_model=None, aliases: dict[str, str] | None = None):
         self.tokenize = tokenize or (lambda text: list(text))
+        # Dataset charge names (what the classifier predicts) → statute charge names (what articles define).
+        self.aliases = aliases or {}
         self.charge_model = charge_model
         self.article_model = article_model
         self.term_model = term_model
@@ -109,11 +111,18 @@ class StatisticalStrategy:
             ))
         return verdicts
 
+    def _charge_probs(self, focus: str) -> dict[str, float]:
+        return dict(self.charge_model.top(self._tokens(focus), k=100)) if self.charge_model is not None else {}
+
+    def _prob_of(self, probs: dict[str, float], charge: str) -> float:
+        """The classifier's probability for a statute charge, through its dataset names."""
+        return max((p for label, p in probs.items() if names_match(label, charge, self.aliases)), default=0.0)
+
     def _prior(self, focus: str, article: ArticleAudit, prejudged: dict[str, float], support: dict[str, float]) -> float:
-        prior = max((max(prejudged.get(c, 0.0), support.get(c, 0.0)) for c in article.charges), default=0.0)
+        prior = max((max(self._prob_of(prejudged, c), self._prob_of(support, c)) for c in article.charges), default=0.0)
         if self.charge_model is not None:
-            probs = dict(self.charge_model.top(self._tokens(focus), k=50))
-            prior = max([prior] + [probs.get(c, 0.0) for c in article.charges])
+            probs = self._charge_probs(focus)
+            prior = max([prior] + [self._prob_of(probs, c) for c in article.charges])
         if self.article_model is not None:
             # Article models are trained on base article numbers (CAIL labels).
             probs = {str(label): p for label, p in self.article_model.top(self._tokens(focus), k=50)}
@@ -134,19 +143,26 @@ class StatisticalStrategy:
 
     def adjudicate(self, focus: str, audit: Audit, research: Research, evidence: list[Evidence], graph: GraphStore) -> Judgment:
         verified = audit.verified
-        probs = dict(self.charge_model.top(self._tokens(focus), k=100)) if self.charge_model is not None else {}
+        probs = self._charge_probs(focus)
         cases = [graph.case(pk) for pk in audit.verified_cases]
         cases = [c for c in cases if c is not None]
-        scored = {}
+        scored, prob = {}, {}
         for a in verified:
             for charge in a.charges:
-                support = sum(1 for c in cases if charge in c.charges) / len(cases) if cases else 0.0
-                scored[charge] = max(scored.get(charge, 0.0), 0.7 * probs.get(charge, a.score) + 0.3 * support)
+                support = (sum(1 for c in cases if any(names_match(x, charge, self.aliases) for x in c.charges)) / len(cases)
+                           if cases else 0.0)
+                prob[charge] = self._prob_of(probs, charge) if probs else a.score
+                scored[charge] = max(scored.get(charge, 0.0), 0.7 * prob[charge] + 0.3 * support)
         if not scored:
             return Judgment(status=Status.INSUFFICIENT_EVIDENCE, message="no verified article defines a charge")
         ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
-        charges = [ranked[0][0]] + [c for c, s in ranked[1:] if probs.get(c, 0.0) >= CHARGE_KEEP]
-        chosen = [a for a in verified if set(a.charges) & set(charges)]
+        charges = [ranked[0][0]] + [c for c, _ in ranked[1:] if prob.get(c, 0.0) >= CHARGE_KEEP]
+        # One article per charge: the verified article defining it with the best audit score.
+        chosen = []
+        for charge in charges:
+            best = max((a for a in verified if charge in a.charges), key=lambda a: (a.score, -a.article_pk))
+            if best not in chosen:
+                chosen.append(best)
         term = self._term(focus, charges, cases)
         reasoning = _reasoning(chosen, charges, term, evidence)
         return Judgment(status=Status.JUDGED, charges=charges, article_keys=[a.key for a in chosen],
@@ -167,6 +183,17 @@ class StatisticalStrategy:
         if sum(t.life for t in terms) * 2 > len(terms):
             return Term(life=True)
         return Term(months=int(round(statistics.median(t.months for t in terms if not (t.life or t.death)))))
+
+
+def _subsequence(short: str, long: str) -> bool:
+    it = iter(long)
+    return all(ch in it for ch in short)
+
+
+def names_match(label: str, charge: str, aliases: dict[str, str]) -> bool:
+    """A dataset charge name stands for a statute charge: equal, aliased, or a character subsequence
+    (贩卖毒品罪 → 走私、贩卖、运输、制造毒品罪), the evaluator's own rule."""
+    return label == charge or aliases.get(label) == charge or _subsequence(label, charge)
 
 
 def _reasoning(chosen: list[ArticleAudit], charges: list[str], term: Term | None, evidence: list[Evidence]) -> str:
