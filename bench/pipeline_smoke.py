@@ -36,6 +36,18 @@ def norm(charges):
     return {c if c.endswith("罪") else c + "罪" for c in charges}
 
 
+def subsequence(short, long):
+    it = iter(long)
+    return all(ch in it for ch in short)
+
+
+def exact_match(predicted, gold):
+    """DESIGN.md §6: append 罪; a prediction counts as a gold label when the gold is a character subsequence of it."""
+    gold = norm(gold)
+    mapped = {next((g for g in gold if subsequence(g, p)), p) for p in norm(predicted)}
+    return mapped == gold
+
+
 def run(cases, ablation):
     times, exact, statuses = [], 0, {}
     for record in cases:
@@ -44,7 +56,7 @@ def run(cases, ablation):
         [bundle] = judgment_compute(case=case, ablation=ablation)
         times.append(time.perf_counter() - t)
         statuses[bundle.judgment.status.value] = statuses.get(bundle.judgment.status.value, 0) + 1
-        exact += norm(bundle.judgment.charges) == norm(record["charges"])
+        exact += exact_match(bundle.judgment.charges, record["charges"])
     return times, exact, statuses
 
 
