@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import uuid
 from functools import lru_cache
 from pathlib import Path
 
@@ -49,7 +50,9 @@ def load_active_models() -> dict:
 
 def statistical_models_train(*, cases: str | Path, out: str | Path | None = None, extra_args: list[str] = ()) -> dict:
     """Run the offline training job (a separate process: nothing imports training/) and register its models."""
-    out = Path(out or Path(settings.MEDIA_ROOT) / "models" / "statistical")
+    # A fresh directory per run: registered artefacts are never overwritten (several
+    # databases may share MEDIA_ROOT, and a loader checks each artefact's hash).
+    out = Path(out or Path(settings.MEDIA_ROOT) / "models" / f"statistical-{uuid.uuid4().hex}")
     out.mkdir(parents=True, exist_ok=True)
     subprocess.run([sys.executable, "-m", "training.statistical", "--cases", str(cases), "--out", str(out), *extra_args],
                    check=True, cwd=settings.BASE_DIR)
