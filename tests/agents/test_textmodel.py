@@ -92,7 +92,8 @@ def test_it_ranks_labels_and_keeps_the_top_label_under_the_threshold():
     # yet the decision rule still names the most probable label.
     unknown = ["天气", "晴朗"]
     assert all(p < 0.5 for p in model.predict_proba(unknown))
-    assert [label for label, _ in model.predict_labels(unknown)] == [LABELS[int(np.argmax(model.predict_proba(unknown)))]]
+    best = LABELS[int(np.argmax(model.predict_proba(unknown)))]
+    assert [label for label, _ in model.predict_labels(unknown)] == [best]
 
 
 def test_it_explains_a_label_by_the_terms_that_pushed_it_up():

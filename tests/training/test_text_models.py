@@ -66,7 +66,8 @@ def test_numpy_inference_equals_scikit_learn(toy):
     X = vectorizer.transform(docs)
     expected = np.column_stack([est.predict_proba(X)[:, 1] for est in estimators])
     assert np.abs(model.predict_proba_many(docs, calibrated=False) - expected).max() < 1e-6
-    assert np.abs(model.decision_many(docs) - np.column_stack([e.decision_function(X) for e in estimators])).max() < 1e-6
+    logits = np.column_stack([est.decision_function(X) for est in estimators])
+    assert np.abs(model.decision_many(docs) - logits).max() < 1e-6
     # The check the training job runs on every fit agrees.
     assert check_multilabel_equivalence(model, vectorizer, estimators, docs) < 1e-6
 
@@ -161,7 +162,8 @@ def test_reliability_bins():
 # ---------------------------------------------------------------------- statistical job helpers
 def test_labels_follow_the_corpus_conventions():
     multi = {
-        "id": "m", "charges": ["开设赌场罪"], "articles": [25, 67, 303], "term": None, "defendants": ["甲", "乙"],
+        "id": "m", "charges": ["开设赌场罪"], "articles": [25, 67, 303], "term": None,
+        "defendants": ["甲", "乙"],
         "per_defendant": [{"charges": ["开设赌场罪"]}, {"charges": ["赌博罪", "开设赌场罪"]}],
     }  # fmt: skip
     single = {"id": "s", "charges": ["盗窃罪"], "articles": [264], "defendants": ["甲"],
@@ -214,7 +216,10 @@ def test_a_3000_case_charge_model_beats_the_floor(tmp_path):
     tokens = tokenizer.tokens_many(c["fact"] for c in subset)
     results = statistical.train_all(
         subset, tokens, out=tmp_path, holdout=holdout, seed=seed, models=["charges"],
-        base_metadata={"training_data": {"path": str(cases_path)}, "tokenizer": {"fingerprint": tokenizer.fingerprint()}},
+        base_metadata={
+            "training_data": {"path": str(cases_path)},
+            "tokenizer": {"fingerprint": tokenizer.fingerprint()},
+        },
         log=lambda s: None,
     )  # fmt: skip
     metrics = results["charges"]["metrics"]
