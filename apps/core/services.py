@@ -1,4 +1,3 @@
-from django.db import transaction
 from django.utils import timezone
 
 from apps.core.models import WorkerPing
