@@ -9,6 +9,13 @@ from apps.corpus.search_service import bm25_search, dense_search, dense_search_v
 from apps.graph.models import Community
 
 
+def _cosines(pairs, vector: np.ndarray) -> list[tuple[int, float]]:
+    """Cosine of each (pk, embedding) with ``vector``, best first (ties by pk)."""
+    norm = np.linalg.norm(vector) or 1.0
+    scored = [(pk, float(np.dot(e, vector) / ((np.linalg.norm(e) * norm) or 1.0))) for pk, e in pairs]
+    return sorted(scored, key=lambda kv: (-kv[1], kv[0]))
+
+
 def _best_per_article(hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
     """Version-level hits → article-level (the best version's score), order kept."""
     articles = dict(ArticleVersion.objects.filter(pk__in=[pk for pk, _ in hits]).values_list("pk", "article_id"))
@@ -40,20 +47,15 @@ class DbRetriever:
         if not found:
             return []
         index, vector = found
-        rows = [(pk, np.asarray(e, dtype=np.float32)) for pk, e in
-                Community.objects.filter(embedding_model=index.model_id, embedding__isnull=False).values_list("pk", "embedding")]
-        scored = [(pk, float(np.dot(e, vector) / ((np.linalg.norm(e) * np.linalg.norm(vector)) or 1.0))) for pk, e in rows]
-        return sorted(scored, key=lambda kv: (-kv[1], kv[0]))
+        rows = Community.objects.filter(embedding_model=index.model_id, embedding__isnull=False).values_list("pk", "embedding")
+        return _cosines(((pk, np.asarray(e, dtype=np.float32)) for pk, e in rows), vector)
 
     def case_scores(self, query_text: str, case_pks: list[int]) -> list[tuple[int, float]]:
         found = self._ontology(query_text)
         if not found or not case_pks:
             return []
         index, vector = found
-        rows = DenseVector.objects.filter(index=index, object_id__in=case_pks).values_list("object_id", "vector")
-        norm = np.linalg.norm(vector) or 1.0
-        scored = [(pk, float(np.dot(v, vector) / ((np.linalg.norm(v) * norm) or 1.0))) for pk, v in rows]
-        return sorted(scored, key=lambda kv: (-kv[1], kv[0]))
+        return _cosines(DenseVector.objects.filter(index=index, object_id__in=case_pks).values_list("object_id", "vector"), vector)
 
     def articles_sparse(self, query: str, k: int) -> list[tuple[int, float]]:
         return _best_per_article(bm25_search(target=SearchIndex.Target.ARTICLES, query=query, k=2 * k))[:k]

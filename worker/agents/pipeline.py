@@ -119,10 +119,13 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
             result.hits.append(Hit(path=path, kind="case", pk=pk, score=round(float(score), 6)))
             cases.setdefault(pk, []).append(path)
 
+    nodes: dict[int, ArticleNode | None] = {}
+
     def add_articles(path: str, pks: Iterable[int]):
         for pk in pks:
-            node = graph.article(pk)
-            if _is_candidate(node, params):
+            if pk not in nodes:
+                nodes[pk] = graph.article(pk)
+            if _is_candidate(nodes[pk], params):
                 articles.setdefault(pk, []).append(path)
 
     if params.naive_rag:
@@ -169,7 +172,7 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
     for pk, paths in cases.items():
         add_articles("case", [a.pk for a in graph.articles_of_case(pk)])
     result.candidate_cases = sorted(cases)
-    result.candidate_articles = sorted(articles, key=lambda pk: (graph.article(pk).number, graph.article(pk).sub))
+    result.candidate_articles = sorted(articles, key=lambda pk: (nodes[pk].number, nodes[pk].sub))
     result.article_sources = {pk: sorted(set(v)) for pk, v in articles.items()}
     return result
 

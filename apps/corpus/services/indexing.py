@@ -202,6 +202,3 @@ def search_index_drop(*, index: SearchIndex) -> None:
     if index.artefact_dir:
         shutil.rmtree(index.artefact_dir, ignore_errors=True)
 
-
-def as_vector_literal(vector: np.ndarray) -> str:
-    return "[" + ",".join(f"{x:.7g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
