@@ -10,6 +10,7 @@ from apps.graph.services.projection import expected_counts
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
+@pytest.mark.timeout(1500)  # CI machines are slower than ours: 366 s for the build alone was seen
 def test_the_full_graph_mirrors_the_tables(shared_data, capsys):
     call_command("import_corpus", str(shared_data), "--no-progress")
     call_command("build_graph")

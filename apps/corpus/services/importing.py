@@ -17,7 +17,8 @@ from pathlib import Path
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from apps.corpus.models import ImportBatch
+from apps.core.dbstats import tables_analyze
+from apps.corpus.models import Article, ArticleVersion, Charge, ChecklistItem, ImportBatch, Interpretation, Precedent, PrecedentOutcome
 from apps.corpus.parsing.errors import ImportValidationError, LineError
 from apps.corpus.services import appliers
 
@@ -114,6 +115,10 @@ def import_batch_create(*, data: bytes, filename: str, user=None, amendment: boo
     )
 
 
+# Bulk-loaded by the appliers; analyzed before the graph follow-up queries them.
+CORPUS_MODELS = (Article, ArticleVersion, Charge, ChecklistItem, Interpretation, Precedent, PrecedentOutcome)
+
+
 def corpus_import(*, data: bytes, filename: str, user=None, amendment: bool = False, law_title: str = "",
                   progress: Progress = None, batch: ImportBatch | None = None) -> ImportBatch:
     """Import one file. Returns its ImportBatch: published, duplicate or failed (with errors)."""
@@ -130,6 +135,7 @@ def corpus_import(*, data: bytes, filename: str, user=None, amendment: bool = Fa
         batch.kind = kind
         with transaction.atomic():
             counts = APPLIERS[kind](records, batch=batch, amendment=amendment, progress=progress)
+            tables_analyze(*CORPUS_MODELS)
             # The graph projection follows in the same transaction: both or neither.
             from apps.graph.services.following import graph_follow_import
 

@@ -188,6 +188,7 @@ def graph_project_all(progress: Callable[[str], None] | None = None) -> dict[str
         age.vertices_insert(spec.label, spec.rows(None))
         if progress:
             progress(f"vertices {spec.label}")
+    age.graph_analyze()  # the edge inserts join on the new vertices
     for spec in EDGES:
         age.edges_insert(spec.label, spec.start, spec.end, list(spec.pairs(None, None)))
         if progress:
