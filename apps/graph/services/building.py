@@ -20,7 +20,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from apps.core.dbstats import tables_analyze
 from apps.corpus.models import Precedent, PrecedentOutcome, SearchIndex
+from apps.corpus.services.importing import CORPUS_MODELS
 from apps.corpus.search.embeddings import LSABackend
 from apps.corpus.search.tokenize import Tokenizer
 from apps.graph import clustering
@@ -129,6 +131,7 @@ def graph_build(*, k: int = DEFAULTS["k"], resolution: float = DEFAULTS["resolut
                 _store_similarities(pks, edges)
                 _store_communities(pks, membership, charges, extracted, backend)
         with _timed(timings, "project", progress):
+            tables_analyze(*CORPUS_MODELS, Feature, CaseFeatures, Similarity, Community, CommunityMembership)
             counts = graph_project_all()
         report = clustering.community_report(membership, [charges[pk] for pk in pks])
         build.stats = {"graph": counts, "communities": _report_for_page(report)}
