@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Protocol
 
@@ -32,6 +32,8 @@ from worker.agents.types import (
     StageCost,
     Status,
 )
+
+Progress = Callable[[str, dict], None]
 
 PIPELINE_VERSION = "lextrace-pipeline/1"
 ABLATIONS = ("full", "no_graph", "no_researcher", "no_sem", "no_com", "no_chg", "no_art", "no_auditor", "naive_rag")
@@ -196,7 +198,8 @@ def precedent_support(found: Research, graph: GraphStore) -> dict[str, float]:
     return {c: round(v, 6) for c, v in votes.items()}
 
 
-def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, graph: GraphStore, params: Params) -> Audit:
+def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, graph: GraphStore, params: Params,
+          progress: Progress | None = None) -> Audit:
     prejudged = dict(found.prejudged)
     support = precedent_support(found, graph)
     result = Audit()
@@ -221,6 +224,9 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
         else:
             entry.passed, entry.score, entry.reason = True, 1.0, "auditor disabled (ablation): accepted unchecked"
         result.articles.append(entry)
+        if progress:
+            progress("article", {"article": entry.label, "key": entry.key, "passed": entry.passed,
+                                 "done": len(result.articles), "total": len(found.candidate_articles)})
 
     failed = {a.article_pk for a in result.articles if not a.passed}
     for a in result.articles:
@@ -314,8 +320,12 @@ def verify_judgment(judgment: Judgment, audit_result: Audit, case: CaseInput) ->
 @dataclass
 class _Clock:
     costs: list[StageCost] = field(default_factory=list)
+    progress: Progress | None = None
+    defendant: str = ""
 
     def stage(self, name: str, strategy: Strategy, fn, *args, **kwargs):
+        if self.progress:
+            self.progress("stage", {"defendant": self.defendant, "stage": name})
         before = strategy.usage()
         start = time.perf_counter()
         try:
@@ -331,11 +341,15 @@ class _Clock:
 
 
 def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: GraphStore, retriever: Retriever,
-               params: Params = Params()) -> Bundle:
-    """Run the pipeline for one defendant and return the complete evidence bundle."""
+               params: Params = Params(), progress: Progress | None = None) -> Bundle:
+    """Run the pipeline for one defendant and return the complete evidence bundle.
+
+    ``progress(event, detail)`` is called when a stage starts (event "stage") and after each
+    audited article (event "article"); it must not raise.
+    """
     bundle = Bundle(case=case, defendant=defendant, strategy=strategy.name, params=asdict(params),
                     versions={"pipeline": PIPELINE_VERSION, **strategy.versions()})
-    clock = _Clock(bundle.costs)
+    clock = _Clock(bundle.costs, progress, defendant)
     try:
         focus = clock.stage("focus", strategy, strategy.focus, case, defendant)
         features, query_text = clock.stage("features", strategy, strategy.features, focus)
@@ -345,7 +359,8 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
         if not bundle.research.candidate_articles:
             bundle.judgment = Judgment(status=Status.NO_EVIDENCE, message="retrieval found no candidate article")
             return bundle
-        bundle.audit = clock.stage("auditor", strategy, audit, case, focus, bundle.research, strategy, graph=graph, params=params)
+        bundle.audit = clock.stage("auditor", strategy, audit, case, focus, bundle.research, strategy, graph=graph, params=params,
+                                   progress=progress)
         if not bundle.audit.verified:
             not_in_force = [a for a in bundle.audit.articles if not a.in_force]
             status = Status.NOT_IN_FORCE if not_in_force and len(not_in_force) == len(bundle.audit.articles) else Status.INSUFFICIENT_EVIDENCE
