@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "apps.graph",
     "apps.corpus",
     "apps.registry",
+    "apps.evaluation",
 ]
 
 MIDDLEWARE = [

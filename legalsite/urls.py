@@ -6,6 +6,7 @@ urlpatterns = [
     path("accounts/", include("apps.accounts.urls")),
     path("corpus/", include("apps.corpus.urls")),
     path("graph/", include("apps.graph.urls")),
+    path("evaluation/", include("apps.evaluation.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

@@ -19,3 +19,12 @@ def corpus_import_run(batch_id: int) -> None:
     from apps.corpus.services.uploads import corpus_import_run_batch
 
     corpus_import_run_batch(batch_id=batch_id)
+
+
+@app.task(name="worker.tasks.training_evaluation_run", acks_late=True, max_retries=0)
+def training_evaluation_run(run_id: int) -> None:
+    """Continue an evaluation for one time slice; queue the next slice until it is done (training queue)."""
+    from apps.evaluation.services.evaluating import evaluation_run_chunk
+
+    if evaluation_run_chunk(run_id):
+        training_evaluation_run.delay(run_id)

@@ -35,11 +35,18 @@ def charge_aliases() -> dict[str, str]:
     return dict(Charge.objects.filter(canonical__isnull=False).values_list("name", "canonical__name"))
 
 
+def statute_charges() -> set[str]:
+    """The charge names the statutes define (official names)."""
+    from apps.corpus.models import Charge
+
+    return set(Charge.objects.filter(official=True).values_list("name", flat=True))
+
+
 def statistical_strategy() -> StatisticalStrategy:
     models = active_models()
     return StatisticalStrategy(tokenize=_tokenizer().tokens, charge_model=models.get("charges"),
                                article_model=models.get("articles"), term_model=models.get("term"),
-                               aliases=charge_aliases())
+                               aliases=charge_aliases(), statute_charges=statute_charges())
 
 
 def llm_client(*, per_case_budget: bool = True):
@@ -56,7 +63,24 @@ def llm_client(*, per_case_budget: bool = True):
                      timeout_s=settings.LLM_TIMEOUT_S, budget=budget)
 
 
-def judgment_compute(*, case: CaseInput, ablation: str = "full", strategy=None) -> list[Bundle]:
-    """Run the pipeline for every defendant of ``case`` against the live graph and indexes."""
+STRATEGIES = ("statistical", "llm")
+
+
+def strategy_build(name: str):
+    """A fresh strategy for one case (the LLM one carries a per-case call and token budget)."""
+    if name == "statistical":
+        return statistical_strategy()
+    if name == "llm":
+        from worker.agents.strategies.llm import LLMStrategy
+
+        return LLMStrategy(llm_client())
+    raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}")
+
+
+def judgment_compute(*, case: CaseInput, ablation: str = "full", strategy=None, progress=None) -> list[Bundle]:
+    """Run the pipeline for every defendant of ``case`` against the live graph and indexes.
+
+    ``progress(event, detail)`` receives stage starts and audited articles (see pipeline.adjudicate).
+    """
     return adjudicate_case(case, strategy=strategy or statistical_strategy(), graph=AgeGraphStore(),
-                           retriever=DbRetriever(), params=Params.for_ablation(ablation))
+                           retriever=DbRetriever(), params=Params.for_ablation(ablation), progress=progress)

@@ -42,10 +42,12 @@ class StatisticalStrategy:
     name = "statistical"
 
     def __init__(self, *, tokenize: Callable[[str], list[str]] | None = None, charge_model=None, article_model=None,
-                 term_model=None, aliases: dict[str, str] | None = None):
+                 term_model=None, aliases: dict[str, str] | None = None, statute_charges: set[str] | None = None):
         self.tokenize = tokenize or (lambda text: list(text))
         # Dataset charge names (what the classifier predicts) → statute charge names (what articles define).
         self.aliases = aliases or {}
+        # Names the statutes define: such a label stands only for itself (行贿罪 is not 对有影响力的人行贿罪).
+        self.statute_charges = frozenset(statute_charges or ())
         self.charge_model = charge_model
         self.article_model = article_model
         self.term_model = term_model
@@ -116,18 +118,26 @@ class StatisticalStrategy:
 
     def _prob_of(self, probs: dict[str, float], charge: str) -> float:
         """The classifier's probability for a statute charge, through its dataset names."""
-        return max((p for label, p in probs.items() if names_match(label, charge, self.aliases)), default=0.0)
+        return max((p for label, p in probs.items() if self._matches(label, charge)), default=0.0)
+
+    def _matches(self, label: str, charge: str) -> bool:
+        if label in self.statute_charges:
+            return label == charge
+        return names_match(label, charge, self.aliases)
+
+    def _article_prob(self, focus: str, article: ArticleAudit) -> float:
+        """The article classifier's probability of the article (trained on base numbers, CAIL labels)."""
+        if self.article_model is None:
+            return 0.0
+        probs = {str(label): p for label, p in self.article_model.top(self._tokens(focus), k=50)}
+        return float(probs.get(str(article.key).split("-")[0], 0.0))
 
     def _prior(self, focus: str, article: ArticleAudit, prejudged: dict[str, float], support: dict[str, float]) -> float:
         prior = max((max(self._prob_of(prejudged, c), self._prob_of(support, c)) for c in article.charges), default=0.0)
         if self.charge_model is not None:
             probs = self._charge_probs(focus)
             prior = max([prior] + [self._prob_of(probs, c) for c in article.charges])
-        if self.article_model is not None:
-            # Article models are trained on base article numbers (CAIL labels).
-            probs = {str(label): p for label, p in self.article_model.top(self._tokens(focus), k=50)}
-            prior = max(prior, probs.get(str(article.key).split("-")[0], 0.0))
-        return float(prior)
+        return float(max(prior, self._article_prob(focus, article)))
 
     def decide_article(self, focus: str, article: ArticleAudit, prejudged: dict[str, float],
                        support: dict[str, float]) -> tuple[bool, float, str]:
@@ -149,7 +159,7 @@ class StatisticalStrategy:
         scored, prob = {}, {}
         for a in verified:
             for charge in a.charges:
-                support = (sum(1 for c in cases if any(names_match(x, charge, self.aliases) for x in c.charges)) / len(cases)
+                support = (sum(1 for c in cases if any(self._matches(x, charge) for x in c.charges)) / len(cases)
                            if cases else 0.0)
                 prob[charge] = self._prob_of(probs, charge) if probs else a.score
                 scored[charge] = max(scored.get(charge, 0.0), 0.7 * prob[charge] + 0.3 * support)
@@ -157,10 +167,13 @@ class StatisticalStrategy:
             return Judgment(status=Status.INSUFFICIENT_EVIDENCE, message="no verified article defines a charge")
         ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
         charges = [ranked[0][0]] + [c for c, _ in ranked[1:] if prob.get(c, 0.0) >= CHARGE_KEEP]
-        # One article per charge: the verified article defining it with the best audit score.
+        # One article per charge: among the verified articles defining it, the one the article
+        # classifier finds most likely for these facts, then the best audit score. (An article
+        # merely listing the charge in a cross-reference gets its prior from the charge alone.)
         chosen = []
         for charge in charges:
-            best = max((a for a in verified if charge in a.charges), key=lambda a: (a.score, -a.article_pk))
+            best = max((a for a in verified if charge in a.charges),
+                       key=lambda a: (round(self._article_prob(focus, a), 2), a.score, -a.article_pk))
             if best not in chosen:
                 chosen.append(best)
         term = self._term(focus, charges, cases)

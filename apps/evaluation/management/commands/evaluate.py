@@ -1,0 +1,71 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from apps.evaluation.models import EvaluationRun
+from apps.evaluation.services.evaluating import (
+    DatasetError,
+    evaluation_create,
+    evaluation_execute,
+    metrics_write,
+)
+from apps.graph.services.reasoning import STRATEGIES
+from worker.agents.pipeline import ABLATIONS
+
+
+class Command(BaseCommand):
+    help = ("Run the real pipeline over a labelled JSONL set (the ../shared/data case schema) and store every "
+            "prediction, its evidence and the metrics (JSON + CSV).")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--cases", help="labelled JSONL file")
+        parser.add_argument("--strategy", default="statistical", choices=STRATEGIES)
+        parser.add_argument("--ablation", default="full", choices=ABLATIONS)
+        parser.add_argument("--limit", type=int, help="only the first N records")
+        parser.add_argument("--workers", type=int, default=1, help="parallel processes (default 1)")
+        parser.add_argument("--label", default="")
+        parser.add_argument("--resume", type=int, metavar="RUN", help="continue an interrupted run")
+        parser.add_argument("--out", help="directory for metrics.json and metrics.csv (default MEDIA_ROOT/evaluations/RUN)")
+        parser.add_argument("--no-progress", action="store_true")
+
+    def handle(self, *args, cases, strategy, ablation, limit, workers, label, resume, out, no_progress, **options):
+        if (cases is None) == (resume is None):
+            raise CommandError("give either --cases FILE or --resume RUN")
+        if workers < 1:
+            raise CommandError("--workers must be at least 1")
+        try:
+            if resume is not None:
+                run = EvaluationRun.objects.filter(pk=resume).first()
+                if run is None:
+                    raise CommandError(f"no evaluation run {resume}")
+            else:
+                path = Path(cases)
+                if not path.is_file():
+                    raise CommandError(f"--cases: no file {path}")
+                run = evaluation_create(path=path, label=label, strategy=strategy, ablation=ablation, limit=limit)
+            self.stdout.write(f"evaluation run {run.pk}: {run.label} — {run.total} records, {run.done} already done")
+            bar = tqdm(total=run.total, initial=run.done, unit="case", disable=no_progress, dynamic_ncols=True)
+
+            def progress(done: int, total: int) -> None:
+                bar.n = done
+                bar.refresh()
+
+            try:
+                run = evaluation_execute(run, workers=workers, progress=progress)
+            finally:
+                bar.close()
+        except DatasetError as exc:
+            raise CommandError(str(exc)) from exc
+        except KeyboardInterrupt:
+            raise CommandError(f"interrupted; continue with: python manage.py evaluate --resume {run.pk}") from None
+        json_path, csv_path = metrics_write(run, out)
+        m = run.metrics
+        pct = lambda v: "—" if v is None else f"{100 * v:.1f}"  # noqa: E731
+        self.stdout.write(
+            f"charges: accuracy {pct(m['charges']['accuracy'])}  micro-F1 {pct(m['charges']['micro_f1'])}\n"
+            f"articles: accuracy {pct(m['articles']['accuracy'])}  micro-F1 {pct(m['articles']['micro_f1'])}\n"
+            f"term: exact {pct(m['term']['exact'])}  MAE {m['term']['mae'] if m['term']['mae'] is not None else '—'} months\n"
+            f"traceable correct {pct(m['traceable_correct'])}  untraceable correct {pct(m['untraceable_correct'])}\n"
+            f"statuses {m['status']}\n"
+            f"written: {json_path} {csv_path}")

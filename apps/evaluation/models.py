@@ -1,0 +1,67 @@
+"""Evaluation runs: the real pipeline over a labelled case file, every prediction kept."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+class EvaluationRun(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("queued")
+        RUNNING = "running", _("running")
+        DONE = "done", _("done")
+        FAILED = "failed", _("failed")
+
+    label = models.CharField(max_length=200)
+    dataset = models.CharField(max_length=300, help_text="file name of the labelled JSONL set")
+    dataset_sha256 = models.CharField(max_length=64)
+    dataset_path = models.CharField(max_length=500, help_text="where the set is read from (resuming reads it again)")
+    strategy = models.CharField(max_length=32, default="statistical")
+    ablation = models.CharField(max_length=32, default="full")
+    limit = models.PositiveIntegerField(null=True, blank=True)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    message = models.TextField(blank=True)
+    versions = models.JSONField(default=dict, help_text="pipeline, strategy and model versions of the predictions")
+    metrics = models.JSONField(default=dict)
+    is_reference = models.BooleanField(default=False, help_text="later runs are compared against it")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    seconds = models.FloatField(default=0.0, help_text="wall time spent predicting, summed over sessions")
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(fields=["is_reference"], condition=Q(is_reference=True),
+                                               name="one_reference_evaluation")]
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.strategy}/{self.ablation}, {self.dataset})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+
+class EvaluationCase(models.Model):
+    """One labelled record of the set and what the pipeline predicted for it."""
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="cases")
+    position = models.PositiveIntegerField()
+    case_id = models.CharField(max_length=200)
+    fact = models.TextField()
+    gold = models.JSONField(help_text="charges, articles, term, defendants as labelled")
+    prediction = models.JSONField(help_text="charges, articles, term, status, candidate and verified articles, cost")
+    bundles = models.JSONField(help_text="the evidence bundle of every defendant")
+    charges_correct = models.BooleanField(default=False)
+    status = models.CharField(max_length=40)
+    seconds = models.FloatField(default=0.0)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [models.UniqueConstraint(fields=["run", "case_id"], name="one_prediction_per_case")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}:{self.case_id}"

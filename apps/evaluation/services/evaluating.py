@@ -1,0 +1,338 @@
+"""Evaluation runs: the real pipeline over a labelled JSONL set (DESIGN.md §6).
+
+Predictions go through `judgment_compute`, the same service the web's runs use
+(without Celery). Every record's prediction and evidence bundles are stored as
+they are made, so an interrupted run resumes where it stopped; the statistical
+strategy is deterministic, so a resumed run equals an uninterrupted one.
+
+A record of the common case schema carries one label set for the case (CAIL);
+the pipeline runs once per named defendant and the entry's prediction is the
+union of their charges and articles, with the first defendant's term (the
+paper's protocol). Records with ``per_defendant`` labels give one entry per
+labelled defendant instead.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import logging
+import multiprocessing
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from django.conf import settings
+from django.db import close_old_connections, connections, transaction
+from django.utils import timezone
+
+from apps.evaluation import metrics
+from apps.evaluation.models import EvaluationCase, EvaluationRun
+from worker.agents.pipeline import ABLATIONS
+from worker.agents.types import CaseInput
+
+log = logging.getLogger(__name__)
+Progress = Callable[[int, int], None] | None
+
+
+class DatasetError(ValueError):
+    """The labelled set cannot be evaluated; the message names the line."""
+
+
+def dataset_read(data: bytes, *, name: str = "") -> list[dict]:
+    """Parse and check a labelled JSONL set: every line needs an id, a fact and a charge list."""
+    records, seen = [], set()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{name}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{name} line {number}: not JSON ({exc.msg})") from exc
+        if not isinstance(record, dict):
+            raise DatasetError(f"{name} line {number}: expected an object")
+        for key, kind in (("id", str), ("fact", str), ("charges", list)):
+            if not isinstance(record.get(key), kind) or (kind is str and not record[key].strip()):
+                raise DatasetError(f"{name} line {number}: field {key!r} missing or not a {kind.__name__}")
+        if record["id"] in seen:
+            raise DatasetError(f"{name} line {number}: duplicate id {record['id']!r}")
+        seen.add(record["id"])
+        records.append(record)
+    if not records:
+        raise DatasetError(f"{name}: no records")
+    return records
+
+
+def evaluation_create(*, path: str | Path, label: str = "", strategy: str = "statistical", ablation: str = "full",
+                      limit: int | None = None, user=None) -> EvaluationRun:
+    from apps.graph.services.reasoning import STRATEGIES
+
+    if strategy not in STRATEGIES:
+        raise DatasetError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    if ablation not in ABLATIONS:
+        raise DatasetError(f"unknown ablation {ablation!r}; choose one of {', '.join(ABLATIONS)}")
+    path = Path(path)
+    data = path.read_bytes()
+    records = dataset_read(data, name=path.name)
+    total = min(len(records), limit) if limit else len(records)
+    return EvaluationRun.objects.create(
+        label=label or f"{path.stem} {strategy}/{ablation}", dataset=path.name, dataset_path=str(path.resolve()),
+        dataset_sha256=hashlib.sha256(data).hexdigest(), strategy=strategy, ablation=ablation, limit=limit,
+        total=total, created_by=user)
+
+
+def _records_of(run: EvaluationRun) -> list[dict]:
+    data = Path(run.dataset_path).read_bytes()
+    if hashlib.sha256(data).hexdigest() != run.dataset_sha256:
+        raise DatasetError(f"{run.dataset_path} changed since run {run.pk} started; start a new run")
+    records = dataset_read(data, name=run.dataset)
+    return records[:run.limit] if run.limit else records
+
+
+# --- one record ------------------------------------------------------------------
+
+def record_predict(record: dict, *, strategy: str, ablation: str) -> dict:
+    """Run the pipeline on one labelled record; returns the prediction, bundles and time."""
+    from apps.graph.services.reasoning import judgment_compute, strategy_build
+
+    defendants = tuple(d for d in record.get("defendants") or () if d)
+    started = time.perf_counter()
+    try:
+        bundles = judgment_compute(case=CaseInput(facts=record["fact"], defendants=defendants, ref=record["id"]),
+                                   ablation=ablation, strategy=strategy_build(strategy))
+        dicts = [b.to_dict() for b in bundles]
+        error = ""
+    except Exception as exc:  # an explicit failure of the record, never a default verdict
+        log.exception("evaluation of %s failed", record["id"])
+        dicts, error = [], f"{type(exc).__name__}: {exc}"
+    return {"bundles": dicts, "error": error, "seconds": time.perf_counter() - started}
+
+
+def _verdict(bundle: dict) -> dict:
+    judgment = bundle.get("judgment") or {}
+    audit = bundle.get("audit") or {}
+    costs = bundle.get("costs") or []
+    return {
+        "defendant": bundle.get("defendant", ""),
+        "status": judgment.get("status", "failed"),
+        "charges": judgment.get("charges", []),
+        "articles": judgment.get("article_keys", []),
+        "term": judgment.get("term"),
+        "candidate_articles": [_key_of(a) for a in audit.get("articles", [])],
+        "verified_articles": [_key_of(a) for a in audit.get("articles", []) if a.get("passed")],
+        "llm_calls": sum(c.get("llm_calls", 0) for c in costs),
+        "prompt_tokens": sum(c.get("prompt_tokens", 0) for c in costs),
+        "completion_tokens": sum(c.get("completion_tokens", 0) for c in costs),
+        "seconds": sum(c.get("seconds", 0.0) for c in costs),
+    }
+
+
+def _key_of(article: dict) -> str:
+    return str(article.get("key", ""))
+
+
+def prediction_of(result: dict) -> dict:
+    """The entry-level prediction: union over defendants, the first defendant's term."""
+    verdicts = [_verdict(b) for b in result["bundles"]]
+    if not verdicts:
+        return {"status": "failed", "message": result.get("error", ""), "charges": [], "articles": [], "term": None,
+                "candidate_articles": [], "verified_articles": [], "defendants": [], "llm_calls": 0,
+                "prompt_tokens": 0, "completion_tokens": 0, "seconds": result["seconds"]}
+    statuses = [v["status"] for v in verdicts]
+    union = lambda key: list(dict.fromkeys(x for v in verdicts for x in v[key]))  # noqa: E731
+    return {
+        "status": "judged" if "judged" in statuses else statuses[0],
+        "message": "",
+        "charges": union("charges"), "articles": union("articles"),
+        "term": verdicts[0]["term"],
+        "candidate_articles": union("candidate_articles"), "verified_articles": union("verified_articles"),
+        "defendants": verdicts,
+        "llm_calls": sum(v["llm_calls"] for v in verdicts),
+        "prompt_tokens": sum(v["prompt_tokens"] for v in verdicts),
+        "completion_tokens": sum(v["completion_tokens"] for v in verdicts),
+        "seconds": result["seconds"],
+    }
+
+
+def gold_of(record: dict) -> dict:
+    return {"charges": record.get("charges") or [], "articles": record.get("articles") or [],
+            "term": record.get("term"), "defendants": record.get("defendants") or []}
+
+
+# --- the run ---------------------------------------------------------------------
+
+def _predict_in_child(args: tuple[dict, str, str]) -> tuple[str, dict]:
+    record, strategy, ablation = args
+    close_old_connections()
+    return record["id"], record_predict(record, strategy=strategy, ablation=ablation)
+
+
+def _predictions(todo: list[dict], run: EvaluationRun, workers: int) -> Iterator[tuple[str, dict]]:
+    if workers <= 1 or len(todo) < 2:
+        for record in todo:
+            yield record["id"], record_predict(record, strategy=run.strategy, ablation=run.ablation)
+        return
+    # Children are forked with no open connection: each opens its own (AGE is loaded per connection).
+    connections.close_all()
+    context = multiprocessing.get_context("fork")
+    with context.Pool(workers) as pool:
+        yield from pool.imap(_predict_in_child, [(r, run.strategy, run.ablation) for r in todo], chunksize=1)
+
+
+def evaluation_execute(run: EvaluationRun, *, workers: int = 1, progress: Progress = None,
+                       max_seconds: float | None = None) -> EvaluationRun:
+    """Predict every record not yet stored, then compute and store the metrics.
+
+    With ``max_seconds`` it stops after that much time with the run still running
+    (the Celery task continues it in a new task, below the worker's time limit).
+    """
+    records = _records_of(run)
+    done = set(run.cases.values_list("case_id", flat=True))
+    todo = [r for r in records if r["id"] not in done]
+    position = {r["id"]: i for i, r in enumerate(records)}
+    by_id = {r["id"]: r for r in records}
+    EvaluationRun.objects.filter(pk=run.pk).update(status=EvaluationRun.Status.RUNNING, message="")
+    started = time.perf_counter()
+    try:
+        for case_id, result in _predictions(todo, run, workers):
+            record = by_id[case_id]
+            gold, prediction = gold_of(record), prediction_of(result)
+            entry = _entry(case_id, gold, prediction)
+            with transaction.atomic():
+                EvaluationCase.objects.create(
+                    run=run, position=position[case_id], case_id=case_id, fact=record["fact"], gold=gold,
+                    prediction=prediction, bundles=result["bundles"], status=prediction["status"],
+                    charges_correct=bool(metrics.entry_scores(entry)["charges_exact"]), seconds=result["seconds"])
+                EvaluationRun.objects.filter(pk=run.pk).update(done=run.cases.count())
+            done.add(case_id)
+            if progress:
+                progress(len(done), len(records))
+            if max_seconds is not None and time.perf_counter() - started > max_seconds and len(done) < len(records):
+                _add_time(run, time.perf_counter() - started)
+                run.refresh_from_db()
+                return run
+    except BaseException as exc:
+        # Interrupted (Ctrl-C, a crash): the stored predictions stay; `evaluate --resume` continues.
+        _add_time(run, time.perf_counter() - started)
+        EvaluationRun.objects.filter(pk=run.pk).update(status=EvaluationRun.Status.FAILED,
+                                                       message=f"interrupted after {len(done)} of {len(records)}: "
+                                                               f"{type(exc).__name__}: {exc}"[:2000])
+        raise
+    _add_time(run, time.perf_counter() - started)
+    run.refresh_from_db()
+    run.metrics = metrics_compute(run)
+    run.versions = _versions(run)
+    run.status = EvaluationRun.Status.DONE
+    run.finished_at = timezone.now()
+    run.save(update_fields=["metrics", "versions", "status", "finished_at"])
+    return run
+
+
+def _add_time(run: EvaluationRun, seconds: float) -> None:
+    from django.db.models import F
+
+    EvaluationRun.objects.filter(pk=run.pk).update(seconds=F("seconds") + seconds)
+
+
+def _versions(run: EvaluationRun) -> dict:
+    first = run.cases.exclude(bundles=[]).first()
+    return (first.bundles[0].get("versions", {}) if first else {})
+
+
+def _entry(case_id: str, gold: dict, prediction: dict) -> metrics.Entry:
+    return metrics.Entry(
+        id=case_id, gold_charges=gold["charges"], gold_articles=gold["articles"], gold_term=gold["term"],
+        pred_charges=prediction["charges"], pred_articles=prediction["articles"], pred_term=prediction["term"],
+        candidate_articles=prediction["candidate_articles"], verified_articles=prediction["verified_articles"],
+        status=prediction["status"], defendants=max(1, len(prediction.get("defendants", []))),
+        llm_calls=prediction["llm_calls"], prompt_tokens=prediction["prompt_tokens"],
+        completion_tokens=prediction["completion_tokens"], seconds=prediction["seconds"])
+
+
+def charge_categories() -> dict[str, list[str]]:
+    """Category title → charges, from the corpus (imported from charge_categories.json)."""
+    from apps.corpus.models import Charge
+
+    categories: dict[str, list[str]] = {}
+    for name, cats in Charge.objects.exclude(categories=[]).values_list("name", "categories"):
+        for title in cats:
+            categories.setdefault(title, []).append(name)
+    return categories
+
+
+def metrics_compute(run: EvaluationRun) -> dict:
+    entries = [_entry(c.case_id, c.gold, c.prediction) for c in run.cases.order_by("position")]
+    result = metrics.evaluate(entries, charge_categories())
+    result["wall_seconds"] = round(run.seconds, 1)
+    return result
+
+
+def metrics_write(run: EvaluationRun, directory: str | Path | None = None) -> tuple[Path, Path]:
+    """metrics.json and metrics.csv (overall + per category, the paper's layout)."""
+    directory = Path(directory or Path(settings.MEDIA_ROOT) / "evaluations" / str(run.pk))
+    directory.mkdir(parents=True, exist_ok=True)
+    summary = {"run": run.pk, "label": run.label, "dataset": run.dataset, "dataset_sha256": run.dataset_sha256,
+               "strategy": run.strategy, "ablation": run.ablation, "cases": run.done, "versions": run.versions,
+               "metrics": run.metrics}
+    json_path = directory / "metrics.json"
+    json_path.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
+    rows = metrics.metrics_rows(run.metrics, run.label)
+    csv_path = directory / "metrics.csv"
+    with csv_path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(metrics.ROW_COLUMNS))
+        writer.writeheader()
+        writer.writerows(rows)
+    return json_path, csv_path
+
+
+def evaluation_compare(runs: list[EvaluationRun]) -> list[dict]:
+    """Side-by-side metric rows; deltas are against the first run."""
+    return metrics.compare({f"#{r.pk} {r.label}": r.metrics for r in runs})
+
+
+@transaction.atomic
+def evaluation_mark_reference(run: EvaluationRun) -> None:
+    if run.status != EvaluationRun.Status.DONE:
+        raise DatasetError("only a finished run can be the reference")
+    EvaluationRun.objects.filter(is_reference=True).update(is_reference=False)
+    EvaluationRun.objects.filter(pk=run.pk).update(is_reference=True)
+
+
+def evaluation_upload(*, data: bytes, filename: str, strategy: str, ablation: str, limit: int | None,
+                      label: str, user) -> EvaluationRun:
+    """An admin's labelled set: checked, kept under MEDIA_ROOT by content hash, evaluated by the worker."""
+    dataset_read(data, name=filename)  # a clear error now rather than in the worker
+    digest = hashlib.sha256(data).hexdigest()
+    directory = Path(settings.MEDIA_ROOT) / "evaluation-sets"
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{digest[:16]}-{Path(filename).name}"
+    if not path.exists():
+        path.write_bytes(data)
+    run = evaluation_create(path=path, label=label or f"{Path(filename).stem} {strategy}/{ablation}",
+                            strategy=strategy, ablation=ablation, limit=limit, user=user)
+    from worker.tasks import training_evaluation_run
+
+    transaction.on_commit(lambda: training_evaluation_run.delay(run.pk))
+    return run
+
+
+def evaluation_run_chunk(run_id: int) -> bool:
+    """The worker's step: continue the run for a while; True when more remains."""
+    run = EvaluationRun.objects.filter(pk=run_id).first()
+    if run is None or run.status == EvaluationRun.Status.DONE:
+        return False
+    limit = max(60, settings.CELERY_TASK_SOFT_TIME_LIMIT - 120)
+    try:
+        run = evaluation_execute(run, max_seconds=limit)
+    except DatasetError as exc:
+        EvaluationRun.objects.filter(pk=run_id).update(status=EvaluationRun.Status.FAILED, message=str(exc))
+        return False
+    if run.status == EvaluationRun.Status.DONE:
+        metrics_write(run)
+        return False
+    return True
