@@ -136,6 +136,16 @@ def test_compare_prints_runs_side_by_side(world, capsys):
         call_command("evaluation_compare", str(first.pk), "999")
 
 
+def test_static_plots_are_written(world, tmp_path):
+    call_command("evaluate", "--cases", str(world), "--no-progress", "--limit", "1")
+    call_command("evaluate", "--cases", str(world), "--no-progress", "--limit", "1", "--ablation", "naive_rag")
+    runs = [str(pk) for pk in EvaluationRun.objects.order_by("pk").values_list("pk", flat=True)]
+    call_command("evaluation_plots", *runs, "--out", str(tmp_path / "img"))
+    written = sorted(p.name for p in (tmp_path / "img").iterdir())
+    assert written == ["accuracy_per_category.png", "accuracy_per_run.png", "cost_per_run.png"]
+    assert all((tmp_path / "img" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for name in written)
+
+
 def test_dashboard_pages(world, personas):
     call_command("evaluate", "--cases", str(world), "--no-progress", "--label", "base")
     call_command("evaluate", "--cases", str(world), "--no-progress", "--label", "other", "--ablation", "no_auditor")
