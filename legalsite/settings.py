@@ -209,5 +209,9 @@ LLM_API_KEY = env_str("LEXTRACE_LLM_API_KEY", "")
 LLM_TIMEOUT_S = env_float("LEXTRACE_LLM_TIMEOUT", 120.0)
 LLM_MAX_CALLS_PER_CASE = env_int("LEXTRACE_LLM_MAX_CALLS", 80, minimum=1)
 LLM_MAX_TOKENS_PER_CASE = env_int("LEXTRACE_LLM_MAX_TOKENS", 60000, minimum=100)
+# "article": one call decides all checklist items of an article; "item": one call per item (the paper's Auditor).
+LLM_CHECKLIST_MODE = env_str("LEXTRACE_LLM_CHECKLIST_MODE", "article")
+if LLM_CHECKLIST_MODE not in ("article", "item"):
+    raise ImproperlyConfigured(f"LEXTRACE_LLM_CHECKLIST_MODE must be article or item, got {LLM_CHECKLIST_MODE!r}")
 if LLM_BASE_URL and not LLM_MODEL:
     raise ImproperlyConfigured("LEXTRACE_LLM_MODEL must be set when LEXTRACE_LLM_BASE_URL is")

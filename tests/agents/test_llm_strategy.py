@@ -70,6 +70,24 @@ def test_a_scripted_model_produces_a_verified_judgment():
     assert all(i.span_text for i in bundle.audit.articles[0].items)
 
 
+def test_per_item_checklist_mode_makes_one_call_per_item():
+    graph = tiny_legal_graph()
+    items = graph.checklist(5)
+    replies = good_replies(graph)
+    per_item = [{"verdict": n != 0, "reasoning": "事实支持" if n else "无证据", "fact_span": "秘密窃取现金人民币五千元" if n else ""}
+                for n in range(len(items))]
+    replies[2:3] = per_item
+    client = ScriptedClient(replies)
+    bundle = adjudicate(CASE, "张某", strategy=LLMStrategy(client, checklist_mode="item"), graph=graph,
+                        retriever=InMemoryRetriever(graph), params=PARAMS)
+    assert len(items) > 1 and len(bundle.llm_records) == 4 + len(items)
+    assert [i.satisfied for i in bundle.audit.articles[0].items] == [n != 0 for n in range(len(items))]
+    assert bundle.versions["checklist"] == "item"
+    assert [r["prompt"]["stage"] for r in bundle.llm_records].count("checklist_item") == len(items)
+    with pytest.raises(ValueError, match="checklist_mode"):
+        LLMStrategy(client, checklist_mode="case")
+
+
 def test_a_quote_that_is_not_in_the_facts_does_not_count_as_support():
     graph = tiny_legal_graph()
     replies = good_replies(graph)

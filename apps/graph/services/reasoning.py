@@ -73,7 +73,9 @@ def strategy_build(name: str):
     if name == "llm":
         from worker.agents.strategies.llm import LLMStrategy
 
-        return LLMStrategy(llm_client())
+        from django.conf import settings
+
+        return LLMStrategy(llm_client(), checklist_mode=settings.LLM_CHECKLIST_MODE)
     raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}")
 
 

@@ -26,13 +26,20 @@ def _article_record(article: ArticleAudit) -> dict:
 class LLMStrategy:
     name = "llm"
 
-    def __init__(self, client, *, lang: str = "zh"):
+    CHECKLIST_MODES = ("article", "item")
+
+    def __init__(self, client, *, lang: str = "zh", checklist_mode: str = "article"):
+        """``checklist_mode``: "article" decides all items of an article in one call; "item" makes one
+        call per item, as the paper's Auditor does (more calls, shorter prompts)."""
+        if checklist_mode not in self.CHECKLIST_MODES:
+            raise ValueError(f"checklist_mode must be one of {self.CHECKLIST_MODES}, got {checklist_mode!r}")
         self.client = client
         self.lang = lang
+        self.checklist_mode = checklist_mode
         self.records: list[dict] = []
 
     def versions(self) -> dict[str, str]:
-        return {"strategy": "llm/1", "model": self.client.model, "prompts": PROMPT_VERSION,
+        return {"strategy": "llm/1", "model": self.client.model, "prompts": PROMPT_VERSION, "checklist": self.checklist_mode,
                 "sampling": ",".join(f"{k}={v}" for k, v in sorted(self.client.sampling_params().items()))}
 
     def usage(self) -> dict[str, tuple[int, int, int]]:
@@ -75,10 +82,15 @@ class LLMStrategy:
     def verify_items(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> list[ItemVerdict]:
         if not items:
             return []
-        value = self._call("checklist_article", facts=focus, article=_article_record(article),
-                           interpretations=article.interpretation_texts,
-                           items=[{"id": i.pk, "question": i.question} for i in items])
-        answers = {a["id"]: a for a in value["items"]}
+        if self.checklist_mode == "item":
+            answers = {i.pk: self._call("checklist_item", facts=focus, article=_article_record(article),
+                                        interpretations=article.interpretation_texts,
+                                        item={"id": i.pk, "question": i.question}) for i in items}
+        else:
+            value = self._call("checklist_article", facts=focus, article=_article_record(article),
+                               interpretations=article.interpretation_texts,
+                               items=[{"id": i.pk, "question": i.question} for i in items])
+            answers = {a["id"]: a for a in value["items"]}
         facts = sanitize_data(focus)
         verdicts = []
         for item in items:
