@@ -199,3 +199,22 @@ def test_an_admin_upload_is_evaluated_by_the_worker(world, personas, django_capt
     training_evaluation_run.apply(args=[run.pk])
     run.refresh_from_db()
     assert run.status == EvaluationRun.Status.DONE and EvaluationCase.objects.filter(run=run).count() == 1
+
+
+def test_a_stored_bundle_replays_unchanged_until_the_graph_changes(world, capsys):
+    call_command("evaluate", "--cases", str(world), "--no-progress", "--limit", "1")
+    run = EvaluationRun.objects.get()
+    capsys.readouterr()
+    call_command("replay_bundle", "--evaluation", str(run.pk), "--case", "t-theft")
+    assert "张某: unchanged (judged)" in capsys.readouterr().out
+    # Remove the theft article's checklist: the Auditor's grid changes and the diff names it.
+    from apps.corpus.models import ChecklistItem
+    from apps.graph.services.projection import graph_project_all
+
+    ChecklistItem.objects.filter(article_version__article__number=264).delete()
+    graph_project_all()
+    call_command("replay_bundle", "--evaluation", str(run.pk), "--case", "t-theft")
+    out = capsys.readouterr().out
+    assert "[auditor] article 264 item" in out and "1 bundle(s), 1 changed" in out
+    with pytest.raises(CommandError, match="no case 'nope'"):
+        call_command("replay_bundle", "--evaluation", str(run.pk), "--case", "nope")

@@ -86,3 +86,23 @@ def judgment_compute(*, case: CaseInput, ablation: str = "full", strategy=None, 
     """
     return adjudicate_case(case, strategy=strategy or statistical_strategy(), graph=AgeGraphStore(),
                            retriever=DbRetriever(), params=Params.for_ablation(ablation), progress=progress)
+
+
+def bundle_replay(bundle: dict) -> tuple[Bundle, dict[str, int]]:
+    """Run a stored bundle's defendant again on today's graph: an LLM run from its recorded replies
+    (no model is called), a statistical run with the active models. Returns the new bundle and the
+    recorded replies the replay did not use, per stage."""
+    from worker.agents.pipeline import adjudicate
+    from worker.agents.replay import RecordedReplies, case_of, params_of
+
+    versions = bundle.get("versions") or {}
+    if bundle.get("strategy") == "llm":
+        from worker.agents.strategies.llm import LLMStrategy
+
+        client = RecordedReplies(bundle.get("llm_records") or [], model=versions.get("model", "replay"))
+        strategy = LLMStrategy(client, checklist_mode=versions.get("checklist", "article"))
+    else:
+        client, strategy = None, statistical_strategy()
+    replayed = adjudicate(case_of(bundle), bundle.get("defendant", ""), strategy=strategy, graph=AgeGraphStore(),
+                          retriever=DbRetriever(), params=params_of(bundle))
+    return replayed, (client.unused() if client else {})
