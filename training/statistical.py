@@ -41,7 +41,7 @@ from training.text_models import (
     fit_multilabel,
     fit_regression,
 )
-from worker.agents.textmodel import TermModel, jsonable
+from worker.agents.textmodel import LinearTextModel, TermModel, jsonable
 
 MODEL_NAMES = ("charges", "articles", "term")
 MIN_SPECIFIC_ARTICLE = 102
@@ -134,9 +134,15 @@ def train_all(
     models: Sequence[str] = MODEL_NAMES,
     max_train: int | None = None,
     params: dict[str, Any] | None = None,
+    baselines: dict[str, Any] | None = None,
     log=print,
 ) -> dict[str, dict[str, Any]]:
-    """Fit, evaluate and (if ``out``) save each model; returns {name: {metrics, fit_s, ...}}."""
+    """Fit, evaluate and (if ``out``) save each model; returns {name: {metrics, fit_s, ...}}.
+
+    ``baselines`` (name → a loaded model, e.g. the active one) are evaluated on the same
+    held-out cases with the same evaluator: the registry's promotion gate compares the two.
+    """
+    baselines = baselines or {}
     p = dict(DEFAULTS, **(params or {}))
     held = np.array([is_heldout(c["id"], holdout, seed) for c in cases], dtype=bool)
     train_idx_all = np.flatnonzero(~held)
@@ -176,7 +182,9 @@ def train_all(
                 _subset(tokens, tr), _subset(labels, tr), metadata=meta, task=name, **lr_args
             )
             fit_s = time.perf_counter() - started
-            metrics = evaluate(MultilabelEvaluator(_subset(tokens, te), _subset(labels, te), name=name), model)
+            evaluator = MultilabelEvaluator(_subset(tokens, te), _subset(labels, te), name=name)
+            metrics = evaluate(evaluator, model)
+            baseline_metrics = evaluate(evaluator, baselines[name]) if name in baselines else None
             model.metadata["metrics"] = jsonable(metrics)
             model.metadata["timings"]["wall_s"] = round(fit_s, 2)
             n_labels = len(model.labels)
@@ -201,7 +209,9 @@ def train_all(
             term_meta["decision_rule"] = "death if p_death>=0.5 and >=p_life; else life if p_life>=0.5; else months"
             model = TermModel(months=months, life=parts["life"], death=parts["death"], metadata=term_meta)
             fit_s = time.perf_counter() - started
-            metrics = evaluate(TermEvaluator(_subset(tokens, te), _subset(gold, te), name=name), model)
+            evaluator = TermEvaluator(_subset(tokens, te), _subset(gold, te), name=name)
+            metrics = evaluate(evaluator, model)
+            baseline_metrics = evaluate(evaluator, baselines[name]) if name in baselines else None
             model.metadata["metrics"] = jsonable(metrics)
             model.metadata["timings"] = {"wall_s": round(fit_s, 2)}
             n_labels = None
@@ -210,6 +220,7 @@ def train_all(
             path = model.save(out / name)
         results[name] = {
             "metrics": metrics,
+            "baseline_metrics": baseline_metrics,
             "fit_s": round(fit_s, 2),
             "n_train": len(tr),
             "n_heldout": len(te),
@@ -261,6 +272,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bigrams", action=argparse.BooleanOptionalAction, default=DEFAULTS["bigrams"])
     parser.add_argument("--calibration-folds", type=int, default=DEFAULTS["calibration_folds"])
     parser.add_argument("--alpha", type=float, default=DEFAULTS["alpha"], help="Ridge alpha of the months model")
+    parser.add_argument("--baseline", action="append", default=[], metavar="NAME=DIR",
+                        help="evaluate this saved model (e.g. the active one) on the same held-out cases; repeatable")
     args = parser.parse_args(argv)
     if not 0 < args.holdout < 1:
         parser.error("--holdout must be in (0, 1)")
@@ -268,6 +281,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = set(models) - set(MODEL_NAMES)
     if unknown:
         parser.error(f"unknown models: {sorted(unknown)}")
+
+    baselines = {}
+    for spec in args.baseline:
+        name, _, directory = spec.partition("=")
+        if name not in MODEL_NAMES or not directory:
+            parser.error(f"--baseline expects NAME=DIR with NAME in {MODEL_NAMES}, got {spec!r}")
+        loader = TermModel if name == "term" else LinearTextModel
+        baselines[name] = loader.load(directory)
 
     # Imported here: building the tokenizer loads jieba's dictionary.
     from apps.corpus.search.tokenize import TOKENIZER_VERSION, Tokenizer
@@ -304,7 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     results = train_all(
         cases, tokens, out=args.out, holdout=args.holdout, seed=args.seed, base_metadata=base_metadata,
-        models=models, max_train=args.max_train, params=params, log=lambda s: print(s, flush=True),
+        models=models, max_train=args.max_train, params=params, baselines=baselines, log=lambda s: print(s, flush=True),
     )  # fmt: skip
     total_s = time.perf_counter() - total_started
     print()

@@ -28,3 +28,11 @@ def training_evaluation_run(run_id: int) -> None:
 
     if evaluation_run_chunk(run_id):
         training_evaluation_run.delay(run_id)
+
+
+@app.task(name="worker.tasks.training_statistical_run", acks_late=True, max_retries=0)
+def training_statistical_run(run_id: int) -> None:
+    """Retrain the statistical models (training queue); the gate decides whether they are activated."""
+    from apps.registry.training import training_execute
+
+    training_execute(run_id)

@@ -1,0 +1,142 @@
+"""Retraining from the browser: export the corpus's labelled precedents, train in a separate
+process on the worker's training queue, and promote only models that are not worse.
+
+The gate: each new model and the currently active model of its kind are evaluated by the
+training job on the same held-out cases with the same evaluator; a model whose primary
+metric is worse than the active one's by more than the tolerance is refused, and then
+none of the run's models is activated (they are kept, inactive, for inspection).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from apps.registry.models import ModelVersion, TrainingRun
+from apps.registry.services import model_activate, model_register
+
+# Allowed loss on the primary metric before a model is refused (absolute units of the metric).
+GATE_TOLERANCE = {"exact_set_accuracy": 0.005, "mae_months": 0.25}
+KINDS = (ModelVersion.Kind.CHARGES, ModelVersion.Kind.ARTICLES, ModelVersion.Kind.TERM)
+
+
+def training_cases_export(path: Path) -> int:
+    """Write the labelled precedents of the corpus as JSONL in the shared case schema; returns the count."""
+    from apps.corpus.models import Precedent
+
+    count = 0
+    with path.open("w", encoding="utf-8") as handle:
+        for p in Precedent.objects.prefetch_related("outcomes__charges", "outcomes__articles").order_by("ext_id").iterator(chunk_size=500):
+            outcomes = list(p.outcomes.all())
+            charges = sorted({c.name for o in outcomes for c in o.charges.all()})
+            if not charges:
+                continue
+            articles = sorted({a.number for o in outcomes for a in o.articles.all()} |
+                              {n for o in outcomes for n in o.unresolved_articles})
+            record = {"id": p.ext_id, "source": p.source, "fact": p.fact, "defendants": list(p.defendants),
+                      "charges": charges, "articles": articles, "term": None, "label_source": p.label_source}
+            if len(outcomes) == 1 and outcomes[0].term_known:
+                o = outcomes[0]
+                record["term"] = {"months": o.term_months or 0, "life": o.life, "death": o.death}
+            elif len(outcomes) > 1:
+                record["per_defendant"] = [{"name": o.defendant, "charges": sorted(c.name for c in o.charges.all()),
+                                            "term": ({"months": o.term_months or 0, "life": o.life, "death": o.death}
+                                                     if o.term_known else None)} for o in outcomes]
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+def training_request(*, user=None, source: str = "corpus") -> TrainingRun:
+    """Queue a retraining (the worker's training queue) after the transaction commits."""
+    from worker.tasks import training_statistical_run
+
+    run = TrainingRun.objects.create(source=source, requested_by=user if user is not None and user.is_authenticated else None)
+    transaction.on_commit(lambda: training_statistical_run.delay(run.pk))
+    return run
+
+
+def _claim(run_id: int) -> TrainingRun | None:
+    with transaction.atomic():
+        run = TrainingRun.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.status != TrainingRun.Status.QUEUED:
+            return None  # a duplicate or redelivered task
+        run.status = TrainingRun.Status.RUNNING
+        run.started_at = timezone.now()
+        run.save(update_fields=["status", "started_at"])
+    return run
+
+
+def gate_rows(report: dict) -> list[dict]:
+    """Per model: the primary metric of the candidate and of the active model on the same cases."""
+    rows = []
+    for kind, result in (report.get("models") or {}).items():
+        metrics, baseline = result.get("metrics") or {}, result.get("baseline_metrics")
+        name = metrics.get("primary_metric")
+        if not name:
+            continue
+        higher = bool(metrics.get("higher_is_better", True))
+        new = metrics.get(name)
+        old = baseline.get(name) if baseline else None
+        tolerance = GATE_TOLERANCE.get(name, 0.0)
+        worse = old is not None and new is not None and ((new < old - tolerance) if higher else (new > old + tolerance))
+        rows.append({"kind": kind, "metric": name, "higher_is_better": higher, "candidate": new, "active": old,
+                     "tolerance": tolerance, "passed": not worse})
+    return rows
+
+
+def training_execute(run_id: int) -> TrainingRun | None:
+    """The worker's job: export, train (subprocess), register, gate, promote or refuse."""
+    run = _claim(run_id)
+    if run is None:
+        return None
+    out = Path(settings.MEDIA_ROOT) / "models" / f"statistical-{uuid.uuid4().hex}"
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        if run.source == "corpus":
+            cases = out / "training-cases.jsonl"
+            run.n_cases = training_cases_export(cases)
+        else:
+            cases = Path(run.source)
+            run.n_cases = sum(1 for line in cases.open(encoding="utf-8") if line.strip())
+        if run.n_cases == 0:
+            raise ValueError("the corpus has no labelled precedent to train on")
+        run.data_sha256 = hashlib.sha256(cases.read_bytes()).hexdigest()
+        baselines = [f"--baseline={v.kind}={v.artefact_dir}" for v in ModelVersion.objects.filter(active=True)]
+        done = subprocess.run([sys.executable, "-m", "training.statistical", "--cases", str(cases), "--out", str(out),
+                               *baselines], cwd=settings.BASE_DIR, capture_output=True, text=True)
+        run.log_tail = (done.stdout + done.stderr)[-8000:]
+        if done.returncode != 0:
+            raise RuntimeError(f"the training job exited with {done.returncode}; see the log")
+        run.report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+        run.gate = gate_rows(run.report)
+        with transaction.atomic():
+            versions = [model_register(kind=kind, directory=out / kind, activate=False)
+                        for kind in KINDS if (out / kind).is_dir()]
+            run.versions.set(versions)
+            if all(row["passed"] for row in run.gate):
+                for version in versions:
+                    model_activate(version=version, user=run.requested_by)
+                run.status = TrainingRun.Status.PROMOTED
+                run.message = "every model is at least as good as the active one on the same held-out cases; activated"
+            else:
+                refused = ", ".join(f"{r['kind']} ({r['metric']} {r['candidate']:.4f} vs active {r['active']:.4f})"
+                                    for r in run.gate if not r["passed"])
+                run.status = TrainingRun.Status.REJECTED
+                run.message = f"refused: worse than the active model: {refused}; nothing was activated"
+            run.finished_at = timezone.now()
+            run.save()
+    except Exception as exc:
+        run.status = TrainingRun.Status.FAILED
+        run.message = f"{type(exc).__name__}: {exc}"[:2000]
+        run.finished_at = timezone.now()
+        run.save()
+    return run
