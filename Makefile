@@ -1,5 +1,5 @@
 # The two README commands: `make demo` runs the product, `make test` the tests.
-.PHONY: demo test bootstrap services-start services-stop services-status migrate shell bench-import bench-search bench-graph bench-pipeline
+.PHONY: demo test bootstrap services-start services-stop services-status migrate shell bench-import bench-search bench-graph bench-pipeline llm-fetch llm-start llm-stop llm-demo
 
 demo:
 	bash scripts/bootstrap.sh
@@ -38,3 +38,19 @@ bench-search:
 
 bench-pipeline:
 	bash -c '. scripts/env.sh && DB_NAME=lextrace_bench python bench/pipeline_smoke.py'
+
+# A real LLM on this CPU (llama.cpp, one thread; demo quality). LLM_SIZE=1.5b (default) or 0.5b.
+# Not part of demo/test/CI; see docs/CONFIGURATION.md, "Running a real LLM on this machine".
+LLM_SIZE ?= 1.5b
+
+llm-fetch:
+	bash scripts/llm.sh fetch $(LLM_SIZE)
+
+llm-start:
+	bash scripts/llm.sh start $(LLM_SIZE)
+
+llm-stop:
+	bash scripts/llm.sh stop
+
+llm-demo:  # start fetches the model first when needed
+	bash -c 'set -e; exports=$$(bash scripts/llm.sh start $(LLM_SIZE)); eval "$$exports"; . scripts/env.sh; python scripts/llm_demo.py $(ARGS); echo "(the server keeps running: make llm-stop)"'
