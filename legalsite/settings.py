@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "apps.corpus",
     "apps.registry",
     "apps.evaluation",
+    "apps.audit",
 ]
 
 MIDDLEWARE = [
@@ -50,6 +51,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Request id (X-Request-ID), actor and IP for the audit trail (apps/audit).
+    "apps.audit.middleware.RequestContextMiddleware",
     # Deny by default: every view needs a login unless marked @login_not_required.
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -143,6 +146,11 @@ if HTTPS:
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("LEXTRACE_MAX_REQUEST_BYTES", 5 * 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
 DATA_UPLOAD_MAX_NUMBER_FILES = 20
+# HMAC key signing audit checkpoints (apps/audit/checkpoint.py). Empty: derived from
+# SECRET_KEY, which ties checkpoints to it; production sets a key of its own.
+LEXTRACE_AUDIT_SIGNING_KEY = env_str("LEXTRACE_AUDIT_SIGNING_KEY", "")
+if LEXTRACE_AUDIT_SIGNING_KEY and len(LEXTRACE_AUDIT_SIGNING_KEY) < 32:
+    raise ImproperlyConfigured("environment variable LEXTRACE_AUDIT_SIGNING_KEY must be at least 32 characters")
 
 # --- Celery ---------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:63799/0")

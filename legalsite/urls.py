@@ -7,6 +7,7 @@ urlpatterns = [
     path("corpus/", include("apps.corpus.urls")),
     path("graph/", include("apps.graph.urls")),
     path("evaluation/", include("apps.evaluation.urls")),
+    path("audit/", include("apps.audit.urls")),
     path("models/", include("apps.registry.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),

@@ -11,6 +11,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from apps.audit.services import audit_append
 from apps.registry.models import ModelVersion
 from worker.agents.textmodel import LinearTextModel, TermModel
 
@@ -32,10 +33,13 @@ def model_register(*, kind: str, directory: str | Path, activate: bool = True, u
 
 @transaction.atomic
 def model_activate(*, version: ModelVersion, user=None) -> None:
+    previous = ModelVersion.objects.filter(kind=version.kind, active=True).values_list("pk", flat=True).first()
     ModelVersion.objects.filter(kind=version.kind, active=True).exclude(pk=version.pk).update(active=False)
     version.active = True
     version.activated_by = user if user is not None and user.is_authenticated else None
     version.save(update_fields=["active", "activated_by"])
+    audit_append(action="model.activate", obj=version, actor=user, before={"kind": version.kind, "active_id": previous},
+                 after={"kind": version.kind, "active_id": version.pk, "model_id": version.model_id})
 
 
 @lru_cache(maxsize=8)

@@ -17,6 +17,7 @@ from pathlib import Path
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from apps.audit.services import audit_append
 from apps.core.dbstats import tables_analyze
 from apps.corpus.models import Article, ArticleVersion, Charge, ChecklistItem, ImportBatch, Interpretation, Precedent, PrecedentOutcome
 from apps.corpus.parsing.errors import ImportValidationError, LineError
@@ -140,6 +141,9 @@ def corpus_import(*, data: bytes, filename: str, user=None, amendment: bool = Fa
             from apps.graph.services.following import graph_follow_import
 
             graph_follow_import(kind=kind, batch=batch)
+            # The audit event commits with the publication or not at all (INV-5); last, to hold its lock briefly.
+            audit_append(action="corpus.import", obj=batch, actor=user or batch.created_by,
+                         after={"kind": kind, "filename": batch.filename, "sha256": batch.sha256, "counts": counts})
             return _finish(batch, ImportBatch.Status.PUBLISHED, counts=counts)
     except ImportValidationError as exc:
         return _finish(batch, ImportBatch.Status.FAILED, errors=exc.errors)
