@@ -1,5 +1,5 @@
 # The two README commands: `make demo` runs the product, `make test` the tests.
-.PHONY: demo test bootstrap services-start services-stop services-status migrate shell bench-import bench-search bench-graph bench-pipeline llm-fetch llm-start llm-stop llm-demo
+.PHONY: demo test bootstrap services-start services-stop services-status migrate shell bench-import bench-search bench-graph bench-pipeline bench-llm-cost llm-fetch llm-start llm-stop llm-demo
 
 demo:
 	bash scripts/bootstrap.sh
@@ -38,6 +38,9 @@ bench-search:
 
 bench-pipeline:
 	bash -c '. scripts/env.sh && DB_NAME=lextrace_bench python bench/pipeline_smoke.py'
+
+bench-llm-cost:
+	bash -c '. scripts/env.sh && DB_NAME=lextrace_bench python bench/llm_cost.py'
 
 # A real LLM on this CPU (llama.cpp, one thread; demo quality). LLM_SIZE=1.5b (default) or 0.5b.
 # Not part of demo/test/CI; see docs/CONFIGURATION.md, "Running a real LLM on this machine".

@@ -218,10 +218,10 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
         interpretations = graph.interpretations(pk)
         entry.interpretations = [i.pk for i in interpretations]
         entry.interpretation_texts = [f"{i.source}{i.para}　{i.text}" for i in interpretations[:3]]
-        entry.items = strategy.verify_items(focus, entry, items)
         if params.use_auditor:
+            entry.items = strategy.verify_items(focus, entry, items)
             entry.passed, entry.score, entry.reason = strategy.decide_article(focus, entry, prejudged, support)
-        else:
+        else:  # no checklist is decided at all: the ablation and the naive baseline cost no audit call
             entry.passed, entry.score, entry.reason = True, 1.0, "auditor disabled (ablation): accepted unchecked"
         result.articles.append(entry)
         if progress:
