@@ -272,6 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bigrams", action=argparse.BooleanOptionalAction, default=DEFAULTS["bigrams"])
     parser.add_argument("--calibration-folds", type=int, default=DEFAULTS["calibration_folds"])
     parser.add_argument("--alpha", type=float, default=DEFAULTS["alpha"], help="Ridge alpha of the months model")
+    parser.add_argument("--export-heldout", type=Path, metavar="FILE",
+                        help="write the held-out cases with charges, articles and a single-defendant term (a "
+                             "development set the models never saw; evaluate it with --exclude-self) and exit")
     parser.add_argument("--baseline", action="append", default=[], metavar="NAME=DIR",
                         help="evaluate this saved model (e.g. the active one) on the same held-out cases; repeatable")
     args = parser.parse_args(argv)
@@ -281,6 +284,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = set(models) - set(MODEL_NAMES)
     if unknown:
         parser.error(f"unknown models: {sorted(unknown)}")
+
+    if args.export_heldout is not None:
+        kept = [c for c in load_cases(args.cases) if is_heldout(c["id"], args.holdout, args.seed)
+                and charge_labels(c) and article_labels(c) and term_label(c) is not None]
+        args.export_heldout.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in kept), encoding="utf-8")
+        print(f"{len(kept)} held-out cases written to {args.export_heldout}")
+        return 0
 
     baselines = {}
     for spec in args.baseline:

@@ -20,6 +20,7 @@ class EvaluationRun(models.Model):
     strategy = models.CharField(max_length=32, default="statistical")
     ablation = models.CharField(max_length=32, default="full")
     limit = models.PositiveIntegerField(null=True, blank=True)
+    exclude_self = models.BooleanField(default=False, help_text="leave-one-out: never retrieve the precedent with the record's id")
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)

@@ -154,3 +154,13 @@ def test_importing_the_reasoning_core_loads_no_django_celery_or_torch():
             "print(bad); sys.exit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_leave_one_out_never_retrieves_the_case_itself(graph):
+    case = CaseInput(facts=THEFT, defendants=("张某",), offence_date=dt.date(2018, 3, 1), ref="TINY-101")
+    normal = run(graph, case)
+    assert 101 in normal.research.candidate_cases  # the stored copy of these facts is found…
+    held_out = run(graph, case, exclude_self=True)
+    assert 101 not in held_out.research.candidate_cases  # …unless the evaluation leaves it out
+    assert not any(h.kind == "case" and h.pk == 101 for h in held_out.research.hits)
+    assert held_out.params["exclude_self"] is True

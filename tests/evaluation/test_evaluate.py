@@ -138,7 +138,10 @@ def test_compare_prints_runs_side_by_side(world, capsys):
 
 def test_static_plots_are_written(world, tmp_path):
     call_command("evaluate", "--cases", str(world), "--no-progress", "--limit", "1")
-    call_command("evaluate", "--cases", str(world), "--no-progress", "--limit", "1", "--ablation", "naive_rag")
+    call_command("evaluate", "--cases", str(world), "--no-progress", "--limit", "1", "--ablation", "naive_rag",
+                 "--exclude-self")
+    leave_one_out = EvaluationRun.objects.order_by("pk").last()
+    assert leave_one_out.exclude_self and leave_one_out.cases.get().bundles[0]["params"]["exclude_self"] is True
     runs = [str(pk) for pk in EvaluationRun.objects.order_by("pk").values_list("pk", flat=True)]
     call_command("evaluation_plots", *runs, "--out", str(tmp_path / "img"))
     written = sorted(p.name for p in (tmp_path / "img").iterdir())

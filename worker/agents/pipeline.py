@@ -51,6 +51,9 @@ class Params:
     use_auditor: bool = True
     naive_rag: bool = False  # flat top-k over all documents, no audit
     specific_part_from: int = 102  # candidate articles define offences (CAIL labels the specific part)
+    # Leave-one-out evaluation on the corpus's own held-out cases: never retrieve the precedent
+    # whose id is the case's ``ref`` (it would carry the answer).
+    exclude_self: bool = False
 
     @classmethod
     def for_ablation(cls, name: str, **overrides) -> Params:
@@ -116,8 +119,14 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
     cases: dict[int, list[str]] = {}
     articles: dict[int, list[str]] = {}
 
+    def is_self(pk: int) -> bool:
+        if not (params.exclude_self and case.ref):
+            return False
+        node = graph.case(pk)
+        return node is not None and node.ext_id == case.ref
+
     def add_cases(path: str, scored: Iterable[tuple[int, float]]):
-        for pk, score in list(scored)[: params.keep_cases]:
+        for pk, score in [(pk, score) for pk, score in scored if not is_self(pk)][: params.keep_cases]:
             result.hits.append(Hit(path=path, kind="case", pk=pk, score=round(float(score), 6)))
             cases.setdefault(pk, []).append(path)
 
@@ -155,7 +164,7 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
                 if params.use_graph:
                     # The charge's Fact-graph neighbourhood: its cases and the articles they cite
                     # (this also reaches articles for dataset charge names no article defines).
-                    offence_cases = graph.cases_of_offence(charge, limit=200)
+                    offence_cases = [c for c in graph.cases_of_offence(charge, limit=200) if not is_self(c.pk)]
                     add_articles("chg", _most_cited(offence_cases, 2))
                     add_cases("chg", retriever.case_scores(query_text, [c.pk for c in offence_cases])[: params.k])
         if "art" in params.paths:
@@ -345,7 +354,8 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
     """Run the pipeline for one defendant and return the complete evidence bundle.
 
     ``progress(event, detail)`` is called when a stage starts (event "stage") and after each
-    audited article (event "article"); it must not raise.
+    audited article (event "article"). It may raise to abort the run (a cancelled run): the
+    exception propagates to the caller; no bundle is returned.
     """
     bundle = Bundle(case=case, defendant=defendant, strategy=strategy.name, params=asdict(params),
                     versions={"pipeline": PIPELINE_VERSION, **strategy.versions()})

@@ -69,7 +69,7 @@ def dataset_read(data: bytes, *, name: str = "") -> list[dict]:
 
 
 def evaluation_create(*, path: str | Path, label: str = "", strategy: str = "statistical", ablation: str = "full",
-                      limit: int | None = None, user=None) -> EvaluationRun:
+                      limit: int | None = None, user=None, exclude_self: bool = False) -> EvaluationRun:
     from apps.graph.services.reasoning import STRATEGIES
 
     if strategy not in STRATEGIES:
@@ -83,7 +83,7 @@ def evaluation_create(*, path: str | Path, label: str = "", strategy: str = "sta
     return EvaluationRun.objects.create(
         label=label or f"{path.stem} {strategy}/{ablation}", dataset=path.name, dataset_path=str(path.resolve()),
         dataset_sha256=hashlib.sha256(data).hexdigest(), strategy=strategy, ablation=ablation, limit=limit,
-        total=total, created_by=user)
+        total=total, created_by=user, exclude_self=exclude_self)
 
 
 def _records_of(run: EvaluationRun) -> list[dict]:
@@ -96,7 +96,7 @@ def _records_of(run: EvaluationRun) -> list[dict]:
 
 # --- one record ------------------------------------------------------------------
 
-def record_predict(record: dict, *, strategy: str, ablation: str) -> dict:
+def record_predict(record: dict, *, strategy: str, ablation: str, exclude_self: bool = False) -> dict:
     """Run the pipeline on one labelled record; returns the prediction, bundles and time."""
     from apps.graph.services.reasoning import judgment_compute, strategy_build
 
@@ -104,7 +104,7 @@ def record_predict(record: dict, *, strategy: str, ablation: str) -> dict:
     started = time.perf_counter()
     try:
         bundles = judgment_compute(case=CaseInput(facts=record["fact"], defendants=defendants, ref=record["id"]),
-                                   ablation=ablation, strategy=strategy_build(strategy))
+                                   ablation=ablation, strategy=strategy_build(strategy), exclude_self=exclude_self)
         dicts = [b.to_dict() for b in bundles]
         error = ""
     except Exception as exc:  # an explicit failure of the record, never a default verdict
@@ -166,22 +166,24 @@ def gold_of(record: dict) -> dict:
 
 # --- the run ---------------------------------------------------------------------
 
-def _predict_in_child(args: tuple[dict, str, str]) -> tuple[str, dict]:
-    record, strategy, ablation = args
+def _predict_in_child(args: tuple[dict, str, str, bool]) -> tuple[str, dict]:
+    record, strategy, ablation, exclude_self = args
     close_old_connections()
-    return record["id"], record_predict(record, strategy=strategy, ablation=ablation)
+    return record["id"], record_predict(record, strategy=strategy, ablation=ablation, exclude_self=exclude_self)
 
 
 def _predictions(todo: list[dict], run: EvaluationRun, workers: int) -> Iterator[tuple[str, dict]]:
     if workers <= 1 or len(todo) < 2:
         for record in todo:
-            yield record["id"], record_predict(record, strategy=run.strategy, ablation=run.ablation)
+            yield record["id"], record_predict(record, strategy=run.strategy, ablation=run.ablation,
+                                               exclude_self=run.exclude_self)
         return
     # Children are forked with no open connection: each opens its own (AGE is loaded per connection).
     connections.close_all()
     context = multiprocessing.get_context("fork")
     with context.Pool(workers) as pool:
-        yield from pool.imap(_predict_in_child, [(r, run.strategy, run.ablation) for r in todo], chunksize=1)
+        yield from pool.imap(_predict_in_child, [(r, run.strategy, run.ablation, run.exclude_self) for r in todo],
+                             chunksize=1)
 
 
 def evaluation_execute(run: EvaluationRun, *, workers: int = 1, progress: Progress = None,

@@ -79,13 +79,15 @@ def strategy_build(name: str):
     raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}")
 
 
-def judgment_compute(*, case: CaseInput, ablation: str = "full", strategy=None, progress=None) -> list[Bundle]:
+def judgment_compute(*, case: CaseInput, ablation: str = "full", strategy=None, progress=None,
+                     exclude_self: bool = False) -> list[Bundle]:
     """Run the pipeline for every defendant of ``case`` against the live graph and indexes.
 
     ``progress(event, detail)`` receives stage starts and audited articles (see pipeline.adjudicate).
     """
     return adjudicate_case(case, strategy=strategy or statistical_strategy(), graph=AgeGraphStore(),
-                           retriever=DbRetriever(), params=Params.for_ablation(ablation), progress=progress)
+                           retriever=DbRetriever(), params=Params.for_ablation(ablation, exclude_self=exclude_self),
+                           progress=progress)
 
 
 def bundle_replay(bundle: dict) -> tuple[Bundle, dict[str, int]]:

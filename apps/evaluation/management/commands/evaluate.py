@@ -27,9 +27,13 @@ class Command(BaseCommand):
         parser.add_argument("--label", default="")
         parser.add_argument("--resume", type=int, metavar="RUN", help="continue an interrupted run")
         parser.add_argument("--out", help="directory for metrics.json and metrics.csv (default MEDIA_ROOT/evaluations/RUN)")
+        parser.add_argument("--exclude-self", action="store_true",
+                            help="leave-one-out: the pipeline never retrieves the precedent whose id is the record's "
+                                 "(for held-out cases of the corpus itself, e.g. training.statistical --export-heldout)")
         parser.add_argument("--no-progress", action="store_true")
 
-    def handle(self, *args, cases, strategy, ablation, limit, workers, label, resume, out, no_progress, **options):
+    def handle(self, *args, cases, strategy, ablation, limit, workers, label, resume, out, no_progress, exclude_self,
+               **options):
         if (cases is None) == (resume is None):
             raise CommandError("give either --cases FILE or --resume RUN")
         if workers < 1:
@@ -43,7 +47,8 @@ class Command(BaseCommand):
                 path = Path(cases)
                 if not path.is_file():
                     raise CommandError(f"--cases: no file {path}")
-                run = evaluation_create(path=path, label=label, strategy=strategy, ablation=ablation, limit=limit)
+                run = evaluation_create(path=path, label=label, strategy=strategy, ablation=ablation, limit=limit,
+                                        exclude_self=exclude_self)
             self.stdout.write(f"evaluation run {run.pk}: {run.label} — {run.total} records, {run.done} already done")
             bar = tqdm(total=run.total, initial=run.done, unit="case", disable=no_progress, dynamic_ncols=True)
 
