@@ -33,12 +33,16 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_htmx",
     "apps.core",
     "apps.accounts",
     "apps.graph",
     "apps.corpus",
     "apps.registry",
+    "apps.cases",
     "apps.evaluation",
     "apps.audit",
 ]
@@ -91,7 +95,7 @@ DATABASES = {
         "PORT": env_int("DB_PORT", 54329, minimum=1, maximum=65535),
         "CONN_MAX_AGE": env_int("DB_CONN_MAX_AGE", 60, minimum=0),
         "CONN_HEALTH_CHECKS": True,
-        "TEST": {"NAME": env_str("DB_TEST_NAME", "test_lextrace")},
+        "TEST": {"NAME": env_str("DB_TEST_NAME", "test_" + env_str("DB_NAME", "lextrace"))},
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -182,10 +186,30 @@ HEALTH_WORKER_TIMEOUT = env_float("LEXTRACE_HEALTH_WORKER_TIMEOUT", 1.0)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
+        # Tokens are created per user at /cases/api-token/ (rest_framework.authtoken).
+        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 25,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Per user; "runs" limits starting judgment runs (each one occupies a worker).
+    "DEFAULT_THROTTLE_RATES": {
+        "user": env_str("LEXTRACE_API_RATE_USER", "1200/hour"),
+        "runs": env_str("LEXTRACE_API_RATE_RUNS", "60/hour"),
+    },
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Lextrace API",
+    "DESCRIPTION": "Cases, judgment runs and their evidence bundles. Objects of teams you are not in are 404.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    # Swagger UI from the drf-spectacular-sidecar package (served by us, no CDN).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 LOGGING = {
@@ -208,6 +232,8 @@ CACHES = {
 # Uploaded corpus files are kept (provenance) under MEDIA_ROOT, which is never served.
 LEXTRACE_MAX_UPLOAD_BYTES = env_int("LEXTRACE_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+# Facts documents uploaded at case intake (TXT, DOCX, PDF).
+LEXTRACE_CASE_UPLOAD_MAX_BYTES = env_int("LEXTRACE_CASE_UPLOAD_MAX_BYTES", 10 * 1024 * 1024, minimum=1024)
 
 # --- LLM (OpenAI-compatible server: vLLM on a GPU host, llama.cpp for demos) ---
 # Empty base URL: no LLM configured; the statistical strategy is used.

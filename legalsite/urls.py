@@ -1,5 +1,7 @@
 from django.contrib import admin
+from django.contrib.auth.decorators import login_required
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 urlpatterns = [
     path("", include("apps.core.urls")),
@@ -9,6 +11,10 @@ urlpatterns = [
     path("evaluation/", include("apps.evaluation.urls")),
     path("audit/", include("apps.audit.urls")),
     path("models/", include("apps.registry.urls")),
+    path("cases/", include("apps.cases.urls")),
+    path("api/v1/", include("apps.cases.api_urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api_schema"),
+    path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="api_schema")), name="api_docs"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

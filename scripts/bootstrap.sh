@@ -32,4 +32,11 @@ cp node_modules/cytoscape/dist/cytoscape.min.js static/vendor/
 cp node_modules/chart.js/dist/chart.umd.min.js node_modules/chart.js/dist/chart.umd.min.js.map static/vendor/
 
 . scripts/env.sh
+# The Chinese UI: compile locale/*.po into .mo catalogs (git-ignored) with msgfmt.
+if ! command -v msgfmt >/dev/null; then
+    log "apt-get install gettext (msgfmt)"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gettext >/dev/null
+fi
+python manage.py compilemessages --ignore=.local --ignore=node_modules >/dev/null
 bash scripts/services.sh start

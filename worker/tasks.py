@@ -30,6 +30,15 @@ def training_evaluation_run(run_id: int) -> None:
         training_evaluation_run.delay(run_id)
 
 
+@app.task(name="worker.tasks.judgment_run_execute", acks_late=True, max_retries=0)
+def judgment_run_execute(run_id: int) -> None:
+    """Execute one judgment run. A duplicate or redelivered message is harmless: the run is claimed
+    under a lock, and a run whose previous attempt died is taken over (apps.cases.services.runs)."""
+    from apps.cases.services.runs import judgment_execute
+
+    judgment_execute(run_id=run_id, worker=judgment_run_execute.request.hostname or "")
+
+
 @app.task(name="worker.tasks.training_statistical_run", acks_late=True, max_retries=0)
 def training_statistical_run(run_id: int) -> None:
     """Retrain the statistical models (training queue); the gate decides whether they are activated."""

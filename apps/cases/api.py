@@ -1,0 +1,317 @@
+"""REST API for cases and runs: one view per operation, input and output serializers beside it.
+
+Team scoping is the web pages' own (apps.cases.selectors): another team's
+case or run is a 404. Reads need a login (session or token); writes need the
+staff role. Starting runs has its own throttle scope ("runs").
+"""
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Prefetch
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
+from rest_framework import permissions, serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
+from rest_framework.views import APIView
+
+from apps.accounts.models import Role, Team
+from apps.accounts.selectors import team_list_for
+from apps.cases.models import MAX_DEFENDANTS, Case, DefendantResult, JudgmentRun, RunAttempt
+from apps.cases.selectors import CASE_STATUS_NONE, case_get_for, case_search, run_get_for, run_progress
+from apps.cases.services.cases import CaseConflict, case_create, case_update
+from apps.cases.services.runs import judgment_cancel, judgment_request, judgment_retry
+from worker.agents.pipeline import ABLATIONS
+
+# --- policy --------------------------------------------------------------------------
+
+
+class _RatesFromSettings:
+    """Read the rate when a request comes, not at import, so a changed setting takes effect."""
+
+    def get_rate(self):
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+
+class UserThrottle(_RatesFromSettings, UserRateThrottle):
+    pass
+
+
+class RunThrottle(_RatesFromSettings, ScopedRateThrottle):
+    pass
+
+
+class StaffWrites(permissions.BasePermission):
+    """Anyone logged in may read (their teams' objects); only staff may write."""
+
+    def has_permission(self, request, view):
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        return request.user.has_role(Role.STAFF)
+
+
+class _Api(APIView):
+    permission_classes = [permissions.IsAuthenticated, StaffWrites]
+    throttle_classes = [UserThrottle, RunThrottle]
+
+
+class Pagination(PageNumberPagination):
+    page_size = 25
+
+
+def _service_errors(exc: DjangoValidationError) -> ValidationError:
+    if hasattr(exc, "error_dict"):
+        return ValidationError({field: [str(m) for e in errors for m in e.messages]
+                                for field, errors in exc.error_dict.items()})
+    return ValidationError({"non_field_errors": exc.messages})
+
+
+# --- serializers shared by several operations -------------------------------------------------
+
+
+class CaseSerializer(serializers.ModelSerializer):
+    team_name = serializers.CharField(source="team.name", read_only=True)
+    defendants = serializers.ListField(child=serializers.CharField())
+
+    class Meta:
+        model = Case
+        fields = ["id", "team", "team_name", "title", "facts", "offence_date", "defendants", "version", "upload",
+                  "created_at", "updated_at"]
+
+
+class TermSerializer(serializers.Serializer):
+    months = serializers.IntegerField(allow_null=True)
+    life = serializers.BooleanField()
+    death = serializers.BooleanField()
+
+
+class ResultSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    defendant = serializers.CharField()
+    status = serializers.CharField(
+        help_text="'judged', or an explicit failure state (no_evidence, insufficient_evidence, ...)")
+    message = serializers.CharField()
+    charges = serializers.ListField(child=serializers.CharField())
+    article_keys = serializers.ListField(child=serializers.CharField())
+    term = serializers.SerializerMethodField()
+
+    @extend_schema_field(TermSerializer)
+    def get_term(self, result):
+        return {"months": result.term_months, "life": result.life, "death": result.death}
+
+
+class AttemptSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = RunAttempt
+        fields = ["number", "status", "worker", "started_at", "heartbeat_at", "finished_at", "message"]
+
+
+class ProgressSerializer(serializers.Serializer):
+    defendant = serializers.CharField()
+    stage = serializers.CharField(
+        help_text="the stage reached: focus, features, prejudge, researcher, auditor, adjudicator")
+    finished = serializers.BooleanField()
+    done = serializers.IntegerField(help_text="articles audited")
+    total = serializers.IntegerField(help_text="candidate articles to audit")
+    passed = serializers.IntegerField(help_text="audited articles that passed")
+
+
+class RunSerializer(serializers.ModelSerializer):
+    defendants = serializers.ListField(child=serializers.CharField())
+    progress = serializers.SerializerMethodField()
+    results = ResultSerializer(many=True, read_only=True)
+    attempts = AttemptSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = JudgmentRun
+        fields = ["id", "case", "status", "message", "strategy", "ablation", "case_version", "defendants",
+                  "offence_date", "attempt_count", "cancel_requested", "retry_of", "versions", "created_at",
+                  "started_at", "finished_at", "progress", "attempts", "results"]
+
+    @extend_schema_field(ProgressSerializer(many=True))
+    def get_progress(self, run):
+        return ProgressSerializer(run_progress(run=run), many=True).data
+
+
+# The bundles are fetched by RunBundleApi only; run listings leave them in the database.
+_RESULTS = Prefetch("results", queryset=DefendantResult.objects.defer("bundle"))
+
+
+def _run_out(run: JudgmentRun) -> dict:
+    run = JudgmentRun.objects.prefetch_related(_RESULTS, "attempts").get(pk=run.pk)
+    return RunSerializer(run).data
+
+
+# --- cases -----------------------------------------------------------------------------------
+
+
+class CaseListCreateApi(_Api):
+    class CaseFilterInput(serializers.Serializer):
+        q = serializers.CharField(required=False, allow_blank=True, max_length=200)
+        status = serializers.ChoiceField(choices=[CASE_STATUS_NONE, *JudgmentRun.Status.values], required=False)
+        charge = serializers.CharField(required=False, allow_blank=True, max_length=100)
+        team = serializers.IntegerField(required=False, min_value=1)
+        date_from = serializers.DateField(required=False)
+        date_to = serializers.DateField(required=False)
+
+    class CaseCreateInput(serializers.Serializer):
+        team = serializers.PrimaryKeyRelatedField(queryset=Team.objects.none())
+        title = serializers.CharField(required=False, allow_blank=True, max_length=200)
+        facts = serializers.CharField(max_length=100_000)
+        offence_date = serializers.DateField()
+        defendants = serializers.ListField(child=serializers.CharField(max_length=100), min_length=1,
+                                           max_length=MAX_DEFENDANTS)
+
+        def __init__(self, *args, user=None, **kwargs):
+            super().__init__(*args, **kwargs)
+            # Only the caller's teams: another team's id is "does not exist", like an unknown one.
+            if user is not None:
+                self.fields["team"].queryset = team_list_for(user=user)
+
+    @extend_schema(operation_id="cases_list", parameters=[CaseFilterInput], responses=CaseSerializer(many=True),
+                   summary="Your teams' cases, newest first")
+    def get(self, request):
+        filters = self.CaseFilterInput(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        given = {k: v for k, v in filters.validated_data.items() if v not in ("", None)}
+        cases = case_search(user=request.user, **given)
+        paginator = Pagination()
+        page = paginator.paginate_queryset(cases, request, view=self)
+        return paginator.get_paginated_response(CaseSerializer(page, many=True).data)
+
+    @extend_schema(operation_id="cases_create", request=CaseCreateInput, responses={201: CaseSerializer},
+                   summary="Submit a case (facts as text)")
+    def post(self, request):
+        data = self.CaseCreateInput(data=request.data, user=request.user)
+        data.is_valid(raise_exception=True)
+        try:
+            case = case_create(user=request.user, **data.validated_data)
+        except DjangoValidationError as exc:
+            raise _service_errors(exc) from None
+        return Response(CaseSerializer(case).data, status=status.HTTP_201_CREATED)
+
+
+class CaseDetailApi(_Api):
+    class CaseUpdateInput(serializers.Serializer):
+        version = serializers.IntegerField(min_value=1,
+                                           help_text="the version you edited; a newer one is a conflict (409)")
+        title = serializers.CharField(required=False, allow_blank=True, max_length=200)
+        facts = serializers.CharField(required=False, max_length=100_000)
+        offence_date = serializers.DateField(required=False)
+        defendants = serializers.ListField(child=serializers.CharField(max_length=100), min_length=1,
+                                           max_length=MAX_DEFENDANTS, required=False)
+
+    @extend_schema(operation_id="cases_retrieve", responses=CaseSerializer)
+    def get(self, request, pk: int):
+        return Response(CaseSerializer(case_get_for(user=request.user, pk=pk)).data)
+
+    @extend_schema(operation_id="cases_update", request=CaseUpdateInput, responses={200: CaseSerializer, 409: None},
+                   summary="Edit a case; every change is kept as a revision")
+    def patch(self, request, pk: int):
+        case = case_get_for(user=request.user, pk=pk)
+        data = self.CaseUpdateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        changes = dict(data.validated_data)
+        version = changes.pop("version")
+        try:
+            case = case_update(case=case, user=request.user, expected_version=version, **changes)
+        except CaseConflict as exc:
+            return Response({"detail": " ".join(exc.messages)}, status=status.HTTP_409_CONFLICT)
+        except DjangoValidationError as exc:
+            raise _service_errors(exc) from None
+        return Response(CaseSerializer(case).data)
+
+
+# --- runs ------------------------------------------------------------------------------------
+
+
+class CaseRunsApi(_Api):
+    class RunCreateInput(serializers.Serializer):
+        strategy = serializers.ChoiceField(choices=JudgmentRun.Strategy.values,
+                                           default=JudgmentRun.Strategy.STATISTICAL,
+                                           help_text="'llm' only where an LLM server is configured")
+        ablation = serializers.ChoiceField(choices=list(ABLATIONS), default="full")
+
+    @property
+    def throttle_scope(self):
+        # Only starting a run is expensive; listing runs is throttled like any read.
+        return "runs" if self.request is not None and self.request.method == "POST" else None
+
+    @extend_schema(operation_id="cases_runs_list", responses=RunSerializer(many=True))
+    def get(self, request, pk: int):
+        case = case_get_for(user=request.user, pk=pk)
+        runs = case.runs.prefetch_related(_RESULTS, "attempts")
+        paginator = Pagination()
+        page = paginator.paginate_queryset(runs, request, view=self)
+        return paginator.get_paginated_response(RunSerializer(page, many=True).data)
+
+    @extend_schema(operation_id="cases_runs_create", request=RunCreateInput, responses={201: RunSerializer},
+                   summary="Start a judgment run of the case as it is now")
+    def post(self, request, pk: int):
+        case = case_get_for(user=request.user, pk=pk)
+        data = self.RunCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            run = judgment_request(case=case, user=request.user, **data.validated_data)
+        except DjangoValidationError as exc:
+            raise _service_errors(exc) from None
+        return Response(_run_out(run), status=status.HTTP_201_CREATED)
+
+
+class RunDetailApi(_Api):
+    @extend_schema(operation_id="runs_retrieve", responses=RunSerializer,
+                   summary="Poll a run: status, progress per defendant, attempts and results")
+    def get(self, request, pk: int):
+        return Response(_run_out(run_get_for(user=request.user, pk=pk)))
+
+
+class RunBundleApi(_Api):
+    class BundleFilterInput(serializers.Serializer):
+        defendant = serializers.IntegerField(required=False, min_value=0, max_value=MAX_DEFENDANTS,
+                                             help_text="only the defendant at this position (0-based)")
+
+    @extend_schema(
+        operation_id="runs_bundle", summary="The evidence bundles of a run, one per defendant (Bundle.to_dict())",
+        parameters=[BundleFilterInput],
+        responses=inline_serializer("RunBundles", {
+            "run": serializers.IntegerField(), "status": serializers.CharField(),
+            "case_version": serializers.IntegerField(), "versions": serializers.DictField(),
+            "bundles": serializers.ListField(child=serializers.DictField()),
+        }),
+    )
+    def get(self, request, pk: int):
+        run = run_get_for(user=request.user, pk=pk)
+        query = self.BundleFilterInput(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        results = run.results.all()
+        if "defendant" in query.validated_data:
+            results = results.filter(position=query.validated_data["defendant"])
+        return Response({"run": run.pk, "status": run.status, "case_version": run.case_version,
+                         "versions": run.versions, "bundles": [r.bundle for r in results]})
+
+
+class RunCancelApi(_Api):
+    @extend_schema(operation_id="runs_cancel", request=None, responses={200: RunSerializer},
+                   summary="Cancel a queued run, or ask a running one to stop at its next stage")
+    def post(self, request, pk: int):
+        run = run_get_for(user=request.user, pk=pk)
+        try:
+            run = judgment_cancel(run=run, user=request.user)
+        except DjangoValidationError as exc:
+            raise _service_errors(exc) from None
+        return Response(_run_out(run))
+
+
+class RunRetryApi(_Api):
+    throttle_scope = "runs"
+
+    @extend_schema(operation_id="runs_retry", request=None, responses={201: RunSerializer},
+                   summary="A new run with the same inputs as a failed or cancelled one")
+    def post(self, request, pk: int):
+        run = run_get_for(user=request.user, pk=pk)
+        try:
+            new = judgment_retry(run=run, user=request.user)
+        except DjangoValidationError as exc:
+            raise _service_errors(exc) from None
+        return Response(_run_out(new), status=status.HTTP_201_CREATED)

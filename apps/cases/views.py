@@ -1,0 +1,271 @@
+"""Pages for cases and runs. Thin: parse, call one service or selector, render.
+
+Reads go through apps.cases.selectors (the caller's teams only, 404 otherwise);
+writes need the staff role.
+"""
+
+import csv
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db.models import Prefetch
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
+from rest_framework.authtoken.models import Token
+
+from apps.accounts.models import Role
+from apps.accounts.permissions import role_required
+from apps.cases.forms import CaseEditForm, CaseFilterForm, CaseForm, RunForm
+from apps.cases.models import Case, DefendantResult
+from apps.cases.selectors import (
+    case_get_for,
+    case_search,
+    evidence_context,
+    latest_charges,
+    result_get_for,
+    run_get_for,
+    run_progress,
+    upload_get_for,
+)
+from apps.cases.services.api_tokens import api_token_rotate
+from apps.cases.services.cases import CaseConflict, case_create, case_update
+from apps.cases.services.runs import judgment_cancel, judgment_request, judgment_retry
+from apps.cases.services.uploads import case_upload_create
+
+PAGE_SIZE = 20
+
+
+def _form_errors(form, exc: ValidationError) -> None:
+    """Attach a service's ValidationError to the form (unknown fields become form-wide errors)."""
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.error_dict.items():
+            form.add_error(field if field in form.fields else None, errors)
+    else:
+        form.add_error(None, exc)
+
+
+def _charge_names():
+    from apps.corpus.models import Charge
+
+    return Charge.objects.filter(official=True).values_list("name", flat=True)
+
+
+# --- cases ------------------------------------------------------------------------------
+
+
+def case_list(request):
+    filters = CaseFilterForm(request.GET or None, user=request.user)
+    cases = case_search(user=request.user, **filters.filters())
+    page = Paginator(cases, PAGE_SIZE).get_page(request.GET.get("page"))
+    charges = latest_charges([c.pk for c in page])
+    rows = [{"case": c, "charges": charges.get(c.pk, [])} for c in page]
+    return render(request, "cases/case_list.html", {"filters": filters, "page": page, "rows": rows,
+                                                    "charge_names": _charge_names()})
+
+
+def _csv_cell(value) -> str:
+    text = str(value)
+    # A spreadsheet would run a cell starting with these as a formula.
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def case_export(request):
+    filters = CaseFilterForm(request.GET or None, user=request.user)
+    cases = list(case_search(user=request.user, **filters.filters())[:5000])
+    charges = latest_charges([c.pk for c in cases])
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="lextrace-cases.csv"'
+    response.write("\ufeff")  # so spreadsheet programs read the Chinese text as UTF-8
+    writer = csv.writer(response)
+    writer.writerow(["id", "title", "team", "offence_date", "defendants", "version", "latest_run_status",
+                     "latest_charges", "created_at"])
+    for c in cases:
+        writer.writerow([_csv_cell(v) for v in (c.pk, c.title, c.team.name, c.offence_date.isoformat(),
+                                                "、".join(c.defendants), c.version, c.latest_status or "",
+                                                "、".join(charges.get(c.pk, [])), c.created_at.isoformat())])
+    return response
+
+
+@role_required(Role.STAFF)
+def case_new(request):
+    form = CaseForm(request.POST or None, request.FILES or None, user=request.user)
+    upload = None
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            if data["file"]:
+                upload = case_upload_create(user=request.user, team=data["team"], data=data["file"].read(),
+                                            filename=data["file"].name)
+                # Nothing is saved as a case yet: the user checks the extracted text first.
+                form = CaseForm(user=request.user, initial={
+                    "team": data["team"].pk, "title": data["title"], "offence_date": data["offence_date"],
+                    "defendants": "\n".join(data["defendants"]), "facts": upload.text, "upload": upload.pk})
+                messages.info(request, _("Check the text extracted from %(name)s, correct it if needed, "
+                                         "then save the case.") % {"name": upload.filename})
+                return render(request, "cases/case_form.html", {"form": form, "upload": upload, "confirm": True})
+            if data["upload"]:
+                upload = upload_get_for(user=request.user, pk=data["upload"])
+            case = case_create(user=request.user, team=data["team"], title=data["title"], facts=data["facts"],
+                               offence_date=data["offence_date"], defendants=data["defendants"], upload=upload)
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            messages.success(request, _("Case saved."))
+            return redirect("cases:case_detail", pk=case.pk)
+    elif request.method == "POST" and form.data.get("upload"):
+        pk = str(form.data["upload"])
+        upload = upload_get_for(user=request.user, pk=int(pk)) if pk.isascii() and pk.isdigit() else None
+    return render(request, "cases/case_form.html", {"form": form, "upload": upload, "confirm": upload is not None})
+
+
+def case_detail(request, pk: int):
+    case = case_get_for(user=request.user, pk=pk)
+    runs = case.runs.select_related("requested_by").prefetch_related(
+        Prefetch("results", queryset=DefendantResult.objects.defer("bundle")))
+    return render(request, "cases/case_detail.html", {
+        "case": case, "runs": runs, "run_form": RunForm(), "can_edit": request.user.has_role(Role.STAFF),
+        "revisions": case.revisions.select_related("changed_by")[:5]})
+
+
+@role_required(Role.STAFF)
+def case_edit(request, pk: int):
+    case = case_get_for(user=request.user, pk=pk)
+    initial = {"title": case.title, "offence_date": case.offence_date, "defendants": "\n".join(case.defendants),
+               "facts": case.facts, "version": case.version}
+    form = CaseEditForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            updated = case_update(case=case, user=request.user, expected_version=data["version"], title=data["title"],
+                                  facts=data["facts"], offence_date=data["offence_date"], defendants=data["defendants"])
+        except CaseConflict as exc:
+            form.add_error(None, exc)
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            if updated.version == case.version:
+                messages.info(request, _("Nothing changed."))
+            else:
+                messages.success(request, _("Saved as version %(v)d.") % {"v": updated.version})
+            return redirect("cases:case_detail", pk=case.pk)
+    return render(request, "cases/case_edit.html", {"case": case, "form": form})
+
+
+def case_revisions(request, pk: int):
+    case = case_get_for(user=request.user, pk=pk)
+    revisions = []
+    for r in case.revisions.select_related("changed_by"):
+        before = r.before or {}
+        revisions.append({"revision": r, "changes": [
+            {"field": f, "label": Case._meta.get_field(f).verbose_name, "before": before.get(f),
+             "after": r.after.get(f)}
+            for f in r.changed_fields]})
+    return render(request, "cases/case_revisions.html", {"case": case, "revisions": revisions})
+
+
+def upload_detail(request, pk: int):
+    upload = upload_get_for(user=request.user, pk=pk)
+    return render(request, "cases/upload_detail.html", {"upload": upload,
+                                                        "cases": upload.cases.filter(team=upload.team)})
+
+
+# --- runs --------------------------------------------------------------------------------
+
+
+@require_POST
+@role_required(Role.STAFF)
+def run_create(request, pk: int):
+    case = case_get_for(user=request.user, pk=pk)
+    form = RunForm(request.POST)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+        return redirect("cases:case_detail", pk=case.pk)
+    try:
+        run = judgment_request(case=case, user=request.user, strategy=form.cleaned_data["strategy"],
+                               ablation=form.cleaned_data["ablation"])
+    except ValidationError as exc:
+        for error in exc.messages:
+            messages.error(request, error)
+        return redirect("cases:case_detail", pk=case.pk)
+    return redirect("cases:run_detail", pk=run.pk)
+
+
+def _run_context(run) -> dict:
+    return {"run": run, "progress": run_progress(run=run), "results": run.results.defer("bundle"),
+            "attempts": run.attempts.all(), "finished": run.finished}
+
+
+def run_detail(request, pk: int):
+    run = run_get_for(user=request.user, pk=pk)
+    context = _run_context(run)
+    if request.htmx:
+        response = render(request, "cases/_run_status.html", context)
+        if context["finished"]:
+            response.status_code = HttpResponseStopPolling.status_code
+        return response
+    context["can_edit"] = request.user.has_role(Role.STAFF)
+    return render(request, "cases/run_detail.html", context)
+
+
+@require_POST
+@role_required(Role.STAFF)
+def run_cancel(request, pk: int):
+    run = run_get_for(user=request.user, pk=pk)
+    try:
+        run = judgment_cancel(run=run, user=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.info(request, _("Run cancelled.") if run.finished
+                      else _("Cancellation requested; the run stops at its next stage."))
+    return redirect("cases:run_detail", pk=run.pk)
+
+
+@require_POST
+@role_required(Role.STAFF)
+def run_retry(request, pk: int):
+    run = run_get_for(user=request.user, pk=pk)
+    try:
+        new = judgment_retry(run=run, user=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect("cases:run_detail", pk=run.pk)
+    messages.info(request, _("A new run was queued with the same inputs."))
+    return redirect("cases:run_detail", pk=new.pk)
+
+
+def run_bundle(request, pk: int):
+    """The evidence bundles of a run as one JSON download."""
+    run = run_get_for(user=request.user, pk=pk)
+    payload = {"run": run.pk, "case": run.case_id, "case_version": run.case_version, "status": run.status,
+               "strategy": run.strategy, "ablation": run.ablation, "versions": run.versions,
+               "bundles": [r.bundle for r in run.results.all()]}
+    response = JsonResponse(payload, json_dumps_params={"ensure_ascii": False, "indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="lextrace-run-{run.pk}.json"'
+    return response
+
+
+def result_detail(request, pk: int, position: int):
+    result = result_get_for(user=request.user, run_pk=pk, position=position)
+    siblings = result.run.results.only("position", "defendant", "status")
+    return render(request, "cases/result_detail.html", {"result": result, "run": result.run, "siblings": siblings,
+                                                        "bundle": result.bundle, "ev": evidence_context(result.bundle)})
+
+
+# --- API token ----------------------------------------------------------------------------
+
+
+def api_token(request):
+    """Show, create or replace the caller's token for the REST API."""
+    if request.method == "POST":
+        api_token_rotate(user=request.user)
+        messages.success(request, _("A new API token was created; the old one no longer works."))
+        return redirect("cases:api_token")
+    token = Token.objects.filter(user=request.user).first()
+    return render(request, "cases/api_token.html", {"token": token})

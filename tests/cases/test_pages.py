@@ -1,0 +1,228 @@
+"""The htmx pages as a staff user uses them: intake (text or document), edits, list, runs, evidence."""
+
+import csv
+import datetime as dt
+import io
+import re
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import override_settings
+
+from apps.cases.models import Case, CaseUpload, JudgmentRun
+from apps.cases.services.runs import judgment_cancel
+from tests.cases.conftest import demo_case, make_case, make_run
+
+pytestmark = pytest.mark.django_db
+
+FACTS = demo_case()["fact"]
+
+
+def form(**fields):
+    data = {"title": "", "offence_date": "2018-09-14", "defendants": "王某\n赵某", "facts": FACTS}
+    data.update(fields)
+    return data
+
+
+def test_a_staff_user_files_a_case_from_text(personas):
+    client = personas.client(personas.staff_a)
+    assert client.get("/cases/new/").status_code == 200
+    response = client.post("/cases/new/", form(team=personas.team_a.pk, title="王某、赵某案"))
+    case = Case.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/cases/{case.pk}/"
+    assert (case.title, case.defendants, case.offence_date, case.team) == ("王某、赵某案", ["王某", "赵某"],
+                                                                          dt.date(2018, 9, 14), personas.team_a)
+    assert case.created_by == personas.staff_a and case.upload is None
+
+
+def test_an_uploaded_document_is_shown_for_confirmation_before_the_case_is_saved(personas):
+    client = personas.client(personas.staff_a)
+    upload = SimpleUploadedFile("起诉书.txt", ("\ufeff" + FACTS + "\r\n").encode("utf-8"), content_type="text/plain")
+    response = client.post("/cases/new/", form(team=personas.team_a.pk, facts="", file=upload))
+    page = response.content.decode()
+    assert response.status_code == 200 and not Case.objects.exists()
+    stored = CaseUpload.objects.get()
+    assert stored.filename == "起诉书.txt" and stored.kind == "txt" and stored.text == FACTS
+    assert 'id="upload-confirm"' in page and "撬开入户门锁" in page
+    assert f'name="upload" value="{stored.pk}"' in page
+    # The user corrects the extracted text and saves.
+    response = client.post("/cases/new/", form(team=personas.team_a.pk, facts=FACTS + "（已核对）", upload=stored.pk))
+    case = Case.objects.get()
+    assert response.status_code == 302 and case.upload == stored and case.facts.endswith("（已核对）")
+    assert personas.client(personas.staff_a).get(f"/cases/uploads/{stored.pk}/").status_code == 200
+
+
+def test_a_binary_file_is_refused_with_a_reason(personas):
+    client = personas.client(personas.staff_a)
+    fake = SimpleUploadedFile("facts.pdf", b"MZ\x90\x00\x03" + b"\x00" * 200, content_type="application/pdf")
+    response = client.post("/cases/new/", form(team=personas.team_a.pk, facts="", file=fake), HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 200
+    assert "could not be read" in response.content.decode() and "Windows executable" in response.content.decode()
+    assert not CaseUpload.objects.exists() and not Case.objects.exists()
+
+
+def test_editing_keeps_a_history_with_before_and_after(personas):
+    case = make_case(personas.staff_a, personas.team_a)
+    client = personas.client(personas.staff_a)
+    response = client.post(f"/cases/{case.pk}/edit/", {"title": case.title, "offence_date": "2018-09-14",
+                                                       "defendants": "王某\n赵某\n钱某", "facts": case.facts,
+                                                       "version": 1})
+    assert response.status_code == 302
+    case.refresh_from_db()
+    assert case.version == 2
+    history = client.get(f"/cases/{case.pk}/revisions/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'id="revision-2"' in history and "王某、赵某、钱某" in history and "staff_a" in history
+    # A second editor who loaded version 1 is told, and nothing is overwritten.
+    stale = client.post(f"/cases/{case.pk}/edit/", {"title": "old page", "offence_date": "2018-09-14",
+                                                    "defendants": "王某", "facts": case.facts, "version": 1},
+                        HTTP_ACCEPT_LANGUAGE="en")
+    assert stale.status_code == 200 and "Someone else changed this case" in stale.content.decode()
+    case.refresh_from_db()
+    assert case.version == 2 and case.title != "old page"
+
+
+def test_the_list_searches_filters_and_paginates_keeping_the_filters(personas, judged_run):
+    for i in range(25):
+        make_case(personas.staff_a, personas.team_a, title=f"批量案件 {i:02d}")
+    client = personas.client(personas.staff_a)
+    page = client.get("/cases/?q=批量").content.decode()
+    assert page.count("批量案件") == 20 and "alpha-marker" not in page
+    assert "?q=%E6%89%B9%E9%87%8F&amp;page=2" in page
+    assert client.get("/cases/?q=批量&page=2").content.decode().count("批量案件") == 5
+    assert "alpha-marker" in client.get("/cases/?status=done").content.decode()
+    assert "批量案件" not in client.get("/cases/?status=done").content.decode()
+    assert client.get("/cases/?status=none").content.decode().count("批量案件") == 20
+    charge = judged_run.results.first().charges[0]
+    assert "alpha-marker" in client.get(f"/cases/?charge={charge}").content.decode()
+    assert "alpha-marker" not in client.get("/cases/?charge=放火罪").content.decode()
+    assert "alpha-marker" in client.get("/cases/?q=alpha&date_from=2018-09-01&date_to=2018-09-30").content.decode()
+    assert "alpha-marker</a>" not in client.get("/cases/?q=alpha&date_from=2019-01-01").content.decode()
+    # A malformed filter is ignored, not an error.
+    assert client.get("/cases/?date_from=not-a-date&team=abc").status_code == 200
+
+
+def test_the_export_is_csv_and_defuses_formulas(personas):
+    make_case(personas.staff_a, personas.team_a, title="=HYPERLINK(\"http://x\")")
+    response = personas.client(personas.staff_a).get("/cases/export.csv")
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert rows[0][0] == "id" and rows[1][1].startswith("'=")
+
+
+def test_starting_a_run_from_the_case_page(personas, django_capture_on_commit_callbacks):
+    case = make_case(personas.staff_a, personas.team_a)
+    client = personas.client(personas.staff_a)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client.post(f"/cases/{case.pk}/runs/", {"strategy": "statistical", "ablation": "no_auditor"})
+    run = JudgmentRun.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/cases/runs/{run.pk}/"
+    assert len(callbacks) == 1 and (run.strategy, run.ablation) == ("statistical", "no_auditor")
+    page = client.get(f"/cases/runs/{run.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'hx-trigger="every 1s"' in page and "no_auditor" in page and "Waiting for a worker" in page
+
+
+def test_the_llm_strategy_is_shown_disabled_with_the_reason(personas):
+    case = make_case(personas.staff_a, personas.team_a)
+    client = personas.client(personas.staff_a)
+    with override_settings(LLM_BASE_URL=""):
+        page = client.get(f"/cases/{case.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+        assert re.search(r'<input[^>]*value="llm"[^>]*disabled', page)
+        assert "LEXTRACE_LLM_BASE_URL" in page
+        refused = client.post(f"/cases/{case.pk}/runs/", {"strategy": "llm", "ablation": "full"})
+        assert refused.status_code == 302 and not JudgmentRun.objects.exists()
+    with override_settings(LLM_BASE_URL="http://127.0.0.1:9/v1", LLM_MODEL="m"):
+        page = client.get(f"/cases/{case.pk}/").content.decode()
+        assert not re.search(r'<input[^>]*value="llm"[^>]*disabled', page)
+
+
+def test_polling_stops_with_286_when_the_run_is_finished(personas, judged_run):
+    client = personas.client(personas.staff_a)
+    fragment = client.get(f"/cases/runs/{judged_run.pk}/", HTTP_HX_REQUEST="true")
+    assert fragment.status_code == 286
+    body = fragment.content.decode()
+    assert "hx-trigger" not in body and "<html" not in body and "/defendants/0/" in body
+    queued = make_run(judged_run.case, personas.staff_a)
+    polling = client.get(f"/cases/runs/{queued.pk}/", HTTP_HX_REQUEST="true")
+    assert polling.status_code == 200 and 'hx-trigger="every 1s"' in polling.content.decode()
+    judgment_cancel(run=queued, user=personas.staff_a)
+    assert client.get(f"/cases/runs/{queued.pk}/", HTTP_HX_REQUEST="true").status_code == 286
+
+
+def test_the_evidence_page_links_every_citation_to_its_evidence_item(personas, judged_run):
+    client = personas.client(personas.staff_a)
+    result = next(r for r in judged_run.results.all() if r.judged)
+    url = f"/cases/runs/{judged_run.pk}/defendants/{result.position}/"
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    cited = {int(n) for n in re.findall(r'<a class="cite" href="#ev-(\d+)"', page)}
+    assert cited and cited == set(result.bundle["judgment"]["citations"])
+    for n in cited:
+        assert f'id="ev-{n}"' in page
+    # Each cited article leads on to the text of the version in force.
+    for key in result.article_keys:
+        assert f'id="art-{key}"' in page and f'href="#art-{key}"' in page
+    assert 'class="article-text"' in page
+    spans = [i for a in result.bundle["audit"]["articles"] for i in a["items"] if i["span"]]
+    assert page.count("<mark>") == len(spans)
+    assert 'id="evidence-graph-data" type="application/json"' in page and "cytoscape.min.js" in page
+    assert 'id="term-distribution"' in page and "R_sem" in page and 'id="costs"' in page
+    assert result.bundle["versions"]["pipeline"] in page
+
+
+def test_the_bundle_download_is_the_json_of_every_defendant(personas, judged_run):
+    response = personas.client(personas.staff_a).get(f"/cases/runs/{judged_run.pk}/bundle.json")
+    payload = response.json()
+    assert [b["defendant"] for b in payload["bundles"]] == ["王某", "赵某"]
+    assert payload["case_version"] == 1 and payload["versions"] == judged_run.versions
+
+
+def test_the_pages_speak_chinese_and_english(personas, judged_run, compiled_catalogs):
+    client = personas.client(personas.staff_a)
+    english = client.get("/cases/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    chinese = client.get("/cases/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "New case" in english and "Latest run" in english
+    assert "新建案件" in chinese and "New case" not in chinese
+    evidence = client.get(f"/cases/runs/{judged_run.pk}/defendants/0/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "审查" in evidence and "Candidate articles" not in evidence
+
+
+def test_api_token_page_creates_and_replaces_the_token(personas):
+    from rest_framework.authtoken.models import Token
+
+    client = personas.client(personas.staff_a)
+    client.post("/cases/api-token/")
+    first = Token.objects.get(user=personas.staff_a).key
+    assert first in client.get("/cases/api-token/").content.decode()
+    client.post("/cases/api-token/")
+    assert Token.objects.get(user=personas.staff_a).key != first
+
+
+def test_the_evidence_include_renders_a_bundle_that_failed_before_any_evidence(db):
+    """Other apps include the viewer for any bundle, including one whose pipeline stopped early."""
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from apps.cases.selectors import evidence_context
+
+    bundle = {"defendant": "张某", "strategy": "llm", "params": {}, "versions": {"pipeline": "lextrace-pipeline/1"},
+              "research": None, "audit": None, "costs": [], "llm_records": [],
+              "judgment": {"status": "model_unavailable", "message": "features: the server did not answer"}}
+    with translation.override("en"):
+        html = render_to_string("cases/_evidence.html", {"bundle": bundle, "ev": evidence_context(bundle)})
+    assert "model unavailable" in html and "the server did not answer" in html and 'role="alert"' in html
+    assert "No candidate article reached the Auditor." in html and "Nothing was retrieved." in html
+
+
+def test_every_pipeline_status_has_a_label():
+    from apps.cases.models import RESULT_STATUS_LABELS
+    from worker.agents.types import Status
+
+    assert set(RESULT_STATUS_LABELS) == set(Status)
+
+
+def test_a_failed_run_shows_its_message(personas):
+    case = make_case(personas.staff_a, personas.team_a)
+    run = make_run(case, personas.staff_a)
+    JudgmentRun.objects.filter(pk=run.pk).update(status="failed", message="ImproperlyConfigured: no LLM is configured")
+    page = personas.client(personas.staff_a).get(f"/cases/runs/{run.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'id="run-message"' in page and "ImproperlyConfigured: no LLM is configured" in page
+    assert 'id="retry-run"' in page and 'id="cancel-run"' not in page
