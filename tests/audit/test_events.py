@@ -143,3 +143,27 @@ def test_the_admin_shows_events_read_only(personas):
     assert client.post(f"/admin/audit/auditevent/{event.seq}/change/", {"reason": "x"}).status_code == 403
     assert client.get(f"/admin/audit/auditevent/{event.seq}/delete/").status_code == 403
     assert AuditEvent.objects.get(seq=event.seq).hash == event.hash
+
+
+def test_case_and_run_changes_are_audited_without_the_facts(personas, django_capture_on_commit_callbacks):
+    import datetime as dt
+    import hashlib
+
+    from apps.audit.models import AuditEvent
+    from apps.cases.services.cases import case_create, case_update
+    from apps.cases.services.runs import judgment_request
+
+    start = AuditEvent.objects.order_by("-seq").values_list("seq", flat=True).first() or 0
+    facts = "被告人张某于2018年3月翻墙入户窃取现金人民币五千元。"
+    case = case_create(user=personas.staff_a, team=personas.team_a, facts=facts, offence_date=dt.date(2018, 3, 1),
+                       defendants=["张某"])
+    case = case_update(case=case, user=personas.staff_a, title="入户盗窃")
+    with django_capture_on_commit_callbacks(execute=False):
+        run = judgment_request(case=case, user=personas.staff_a)
+    events = list(AuditEvent.objects.filter(seq__gt=start).order_by("seq"))
+    assert [e.action for e in events] == ["case.create", "case.update", "run.request"]
+    assert events[0].after["facts_sha256"] == hashlib.sha256(facts.encode()).hexdigest()
+    assert events[1].after["changed_fields"] == ["title"] and events[1].before["version"] == 1
+    assert events[2].object_id == str(run.pk) and events[2].after["case_version"] == 2
+    assert all(facts not in str(e.after) and "张某" not in str(e.after) for e in events)
+    assert {e.actor_username for e in events} == {"staff_a"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 from collections.abc import Iterable
 
@@ -12,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from apps.accounts.models import Team, User
 from apps.accounts.selectors import team_list_for
+from apps.audit.services import audit_append
 from apps.cases.models import DEFENDANT_NAME_MAX, MAX_DEFENDANTS, Case, CaseRevision, CaseUpload
 
 EDITABLE_FIELDS = ("title", "facts", "offence_date", "defendants")
@@ -91,7 +93,15 @@ def case_create(*, user: User, team: Team, facts: str, offence_date: dt.date, de
                                upload=upload, created_by=user)
     CaseRevision.objects.create(case=case, version=case.version, changed_by=user, changed_fields=list(EDITABLE_FIELDS),
                                 before=None, after=case_snapshot(case))
+    audit_append(action="case.create", obj=case, actor=user, after=_audit_view(case))
     return case
+
+
+def _audit_view(case: Case) -> dict:
+    """What the append-only audit trail keeps of a case: hashes, never the facts or names themselves
+    (the trail cannot be purged; the case and its revisions can)."""
+    return {"version": case.version, "team": case.team_id, "facts_sha256": hashlib.sha256(case.facts.encode()).hexdigest(),
+            "defendants": len(case.defendants), "offence_date": case.offence_date.isoformat() if case.offence_date else None}
 
 
 @transaction.atomic
@@ -121,8 +131,11 @@ def case_update(*, case: Case, user: User, expected_version: int | None = None, 
     changed = [name for name in EDITABLE_FIELDS if before[name] != after[name]]
     if not changed:
         return locked
+    audit_before = _audit_view(Case.objects.get(pk=locked.pk))
     locked.version += 1
     locked.save()
     CaseRevision.objects.create(case=locked, version=locked.version, changed_by=user, changed_fields=changed,
                                 before=before, after=after)
+    audit_append(action="case.update", obj=locked, actor=user, before=audit_before,
+                 after={**_audit_view(locked), "changed_fields": changed})
     return locked

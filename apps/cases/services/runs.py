@@ -33,6 +33,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, gettext_noop
 
+from apps.audit.services import audit_append
 from apps.cases.models import Case, DefendantResult, JudgmentRun, RunAttempt, RunEvent
 from worker.agents.pipeline import ABLATIONS
 from worker.agents.types import CaseInput
@@ -122,6 +123,8 @@ def judgment_request(*, case: Case, user, strategy: str = JudgmentRun.Strategy.S
     run = JudgmentRun.objects.create(case=current, requested_by=user, strategy=strategy, ablation=ablation,
                                      case_version=current.version, facts=current.facts,
                                      defendants=list(current.defendants), offence_date=current.offence_date)
+    audit_append(action="run.request", obj=run, actor=user,
+                 after={"case": current.pk, "case_version": current.version, "strategy": strategy, "ablation": ablation})
     _enqueue(run)
     return run
 
@@ -136,6 +139,9 @@ def judgment_retry(*, run: JudgmentRun, user) -> JudgmentRun:
     new = JudgmentRun.objects.create(case_id=run.case_id, requested_by=user, strategy=run.strategy,
                                      ablation=run.ablation, case_version=run.case_version, facts=run.facts,
                                      defendants=list(run.defendants), offence_date=run.offence_date, retry_of=run)
+    audit_append(action="run.retry", obj=new, actor=user, before={"run": run.pk, "status": run.status},
+                 after={"case": run.case_id, "case_version": run.case_version, "strategy": run.strategy,
+                        "ablation": run.ablation})
     _enqueue(new)
     return new
 
