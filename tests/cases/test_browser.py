@@ -3,16 +3,13 @@ switches to Chinese — against `make demo`'s start script on its own database, 
 Chromium. Screenshots go to test-artifacts/."""
 
 import os
-import signal
 import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from tests.browser_support import chromium, demo_server_running
 from tests.cases.conftest import demo_case
-from tests.e2e.test_demo_in_browser import CHROMIUM, CHROMIUM_ARGS, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -27,49 +24,19 @@ def _redis_url_of_our_own() -> str:
 
 @pytest.fixture(scope="module")
 def demo_server(artifacts_dir):
-    port = free_port()
-    env = dict(os.environ, LEXTRACE_WEB_PORT=str(port), DB_NAME="lextrace_e2e_cases", REDIS_URL=_redis_url_of_our_own(),
-               DJANGO_SETTINGS_MODULE="legalsite.settings")
-    env.pop("CELERY_BROKER_URL", None)
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="legalsite.settings")
     # The Chinese catalog is compiled by scripts/bootstrap.sh; make sure this checkout has it.
     subprocess.run(["python", "manage.py", "compilemessages", "--ignore=.local", "--ignore=node_modules"], cwd=ROOT,
                    env=env, check=True, timeout=120, capture_output=True)
-    subprocess.run(["bash", "scripts/createdb.sh", "--fresh", env["DB_NAME"]], cwd=ROOT, env=env, check=True,
-                   timeout=60)
-    log = open(artifacts_dir / "cases-demo-server.log", "w")
-    proc = subprocess.Popen(["bash", "scripts/demo.sh"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"make demo's start script exited with {proc.returncode}; see {log.name}")
-        try:
-            with urllib.request.urlopen(base + "/healthz", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        os.killpg(proc.pid, signal.SIGKILL)
-        pytest.fail("the demo did not answer /healthz within 300 s")
-    yield base
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-    log.close()
+    with demo_server_running(artifacts_dir / "cases-demo-server.log", db_name="lextrace_e2e_cases",
+                             redis_url=_redis_url_of_our_own()) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def log_in(page, base):

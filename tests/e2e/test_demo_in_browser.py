@@ -2,74 +2,24 @@
 demo user logs in through Debian's Chromium."""
 
 import os
-import signal
-import socket
-import subprocess
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.browser_support import chromium, demo_server_running
 
 
 @pytest.fixture(scope="module")
 def demo_server(artifacts_dir):
-    port = free_port()
-    env = dict(
-        os.environ,
-        LEXTRACE_WEB_PORT=str(port),
-        DB_NAME="lextrace_e2e",
-        REDIS_URL=os.environ["REDIS_URL"].rsplit("/", 1)[0] + "/2",
-        DJANGO_SETTINGS_MODULE="legalsite.settings",
-    )
-    subprocess.run(["bash", "scripts/createdb.sh", "--fresh", env["DB_NAME"]], cwd=ROOT, env=env, check=True, timeout=60)
-    log = open(artifacts_dir / "demo-server.log", "w")
-    proc = subprocess.Popen(["bash", "scripts/demo.sh"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"make demo's start script exited with {proc.returncode}; see {log.name}")
-        try:
-            with urllib.request.urlopen(base + "/healthz", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        os.killpg(proc.pid, signal.SIGKILL)
-        pytest.fail("the demo did not answer /healthz within 180 s")
-    yield base
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-    log.close()
+    redis_url = os.environ["REDIS_URL"].rsplit("/", 1)[0] + "/2"
+    with demo_server_running(artifacts_dir / "demo-server.log", db_name="lextrace_e2e", redis_url=redis_url,
+                             timeout=180) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.mark.browser
