@@ -132,10 +132,12 @@ def test_the_evidence_view_works_without_javascript(demo_server, browser, artifa
     page = context.new_page()
     log_in(page, demo_server)
     page.goto(demo_server + "/cases/")
-    page.click("#case-table a >> nth=0")
-    page.click("#run-table a >> nth=0")
+    for link in ("#case-table a >> nth=0", "#run-table a >> nth=0"):
+        with page.expect_navigation():  # read the next page, never the one being left
+            page.click(link)
     assert page.get_attribute("#run-state", "data-status") == "done"
-    page.click("#run-results .evidence-link >> nth=1")
+    with page.expect_navigation():
+        page.click("#run-results .evidence-link >> nth=1")
     assert page.inner_text("h1").startswith("Evidence for 赵某")
     page.click("#reasoning a.cite >> nth=0")
     assert "#ev-" in page.url

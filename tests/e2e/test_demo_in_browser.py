@@ -58,7 +58,9 @@ def test_a_wrong_password_is_refused_with_a_clear_message(demo_server, browser):
     page.goto(demo_server + "/accounts/login/")
     page.fill("#id_username", "clerk_a")
     page.fill("#id_password", "wrong-password")
-    page.click("button.primary")
+    with page.expect_navigation():  # the refused POST renders the login page again
+        page.click("button.primary")
+    page.locator("[role=alert]").wait_for(timeout=10_000)
     assert "/accounts/login/" in page.url
     assert page.locator("[role=alert]").count() == 1
     page.close()
