@@ -52,6 +52,7 @@ class StatisticalStrategy:
         self.article_model = article_model
         self.term_model = term_model
         self._tokens_cache: dict[str, list[str]] = {}
+        self._probs_cache: dict[tuple[str, str], dict[str, float]] = {}
 
     def versions(self) -> dict[str, str]:
         def mid(m):
@@ -113,8 +114,19 @@ class StatisticalStrategy:
             ))
         return verdicts
 
+    def _probs(self, kind: str, model, focus: str, k: int) -> dict[str, float]:
+        """label → probability of a classifier for the focused facts, computed once per text
+        (the Auditor asks for every candidate article; the Adjudicator again)."""
+        if model is None:
+            return {}
+        key = (kind, focus)
+        if key not in self._probs_cache:
+            self._probs_cache = {k_: v for k_, v in self._probs_cache.items() if k_[1] == focus}  # one text per run
+            self._probs_cache[key] = {str(label): p for label, p in model.top(self._tokens(focus), k=k)}
+        return self._probs_cache[key]
+
     def _charge_probs(self, focus: str) -> dict[str, float]:
-        return dict(self.charge_model.top(self._tokens(focus), k=100)) if self.charge_model is not None else {}
+        return self._probs("charges", self.charge_model, focus, 100)
 
     def _prob_of(self, probs: dict[str, float], charge: str) -> float:
         """The classifier's probability for a statute charge, through its dataset names."""
@@ -127,9 +139,7 @@ class StatisticalStrategy:
 
     def _article_prob(self, focus: str, article: ArticleAudit) -> float:
         """The article classifier's probability of the article (trained on base numbers, CAIL labels)."""
-        if self.article_model is None:
-            return 0.0
-        probs = {str(label): p for label, p in self.article_model.top(self._tokens(focus), k=50)}
+        probs = self._probs("articles", self.article_model, focus, 50)
         return float(probs.get(str(article.key).split("-")[0], 0.0))
 
     def _prior(self, focus: str, article: ArticleAudit, prejudged: dict[str, float], support: dict[str, float]) -> float:
