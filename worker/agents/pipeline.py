@@ -237,6 +237,14 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
             progress("article", {"article": entry.label, "key": entry.key, "passed": entry.passed,
                                  "done": len(result.articles), "total": len(found.candidate_articles)})
 
+    return prune(result, found, graph)
+
+
+def prune(result: Audit, found: Research, graph: GraphStore) -> Audit:
+    """Prune what fails the audit: failed articles, then the candidate precedents and the
+    pre-judged charges that no verified article supports. Resets earlier pruning (a reviewer's
+    what-if re-prunes after changing verdicts)."""
+    result.pruned, result.verified_cases = [], []
     failed = {a.article_pk for a in result.articles if not a.passed}
     for a in result.articles:
         if not a.passed:
@@ -261,9 +269,11 @@ def _key(node: ArticleNode) -> str:
 
 # --- evidence and verification -------------------------------------------------
 
-def number_evidence(audit_result: Audit, graph: GraphStore, *, max_cases: int = 3, max_interpretations: int = 2) -> list[Evidence]:
+def number_evidence(audit_result: Audit, graph: GraphStore, *, max_cases: int = 3, max_interpretations: int = 2,
+                    excluded_interpretations: frozenset[int] = frozenset()) -> list[Evidence]:
     """Number the verified material: articles, their satisfied checklist items and
-    interpretations, then verified precedents. Only these can be cited."""
+    interpretations, then verified precedents. Only these can be cited. A reviewer may
+    exclude interpretations (``excluded_interpretations``) in a what-if."""
     evidence: list[Evidence] = []
 
     def add(kind: str, ref: str, pk: int, text: str):
@@ -274,7 +284,8 @@ def number_evidence(audit_result: Audit, graph: GraphStore, *, max_cases: int = 
         for item in a.items:
             if item.satisfied:
                 add("checklist", a.key, item.item_pk, f"{item.question}：{item.span_text or item.reasoning}")
-        for interp in graph.interpretations(a.article_pk)[:max_interpretations]:
+        kept = [i for i in graph.interpretations(a.article_pk) if i.pk not in excluded_interpretations]
+        for interp in kept[:max_interpretations]:
             add("interpretation", a.key, interp.pk, f"{interp.source}{interp.para}　{interp.text}")
     for pk in audit_result.verified_cases[:max_cases]:
         node = graph.case(pk)

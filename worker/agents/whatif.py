@@ -1,0 +1,157 @@
+"""A reviewer's what-if: change verdicts or evidence of a stored bundle and re-run only the Adjudicator.
+
+The reviewer is the authority over what they change:
+
+- a checklist verdict (``item``, ref ``"<article_pk>:<item_pk>"``) is set to satisfied or not;
+  an article with a changed verdict then applies only if every one of its checklist items
+  is satisfied (the elements of an offence are conjunctive) and a version was in force;
+- an article (``article``, ref ``"<article_pk>"``) is set to apply or not, whatever its items say;
+- a precedent (``precedent``, ref ``"<case_pk>"``) or an interpretation (``interpretation``,
+  ref ``"<interpretation_pk>"``) is kept or excluded from the citable evidence.
+
+Nothing is retrieved again and no checklist item is verified again: the stored research and
+audit are changed as told, pruned again, numbered again, and handed to the strategy's
+Adjudicator; ``verify_judgment`` checks the result exactly as in a normal run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from worker.agents.pipeline import _Clock, number_evidence, prune, verify_judgment
+from worker.agents.ports import GraphStore
+from worker.agents.replay import case_of
+from worker.agents.types import (
+    ArticleAudit,
+    Audit,
+    Bundle,
+    Hit,
+    ItemVerdict,
+    Judgment,
+    Pruned,
+    Research,
+    Status,
+)
+
+TARGETS = ("item", "article", "precedent", "interpretation")
+
+
+class OverrideInvalid(ValueError):
+    """An override names something the bundle does not contain."""
+
+
+@dataclass(frozen=True)
+class Override:
+    target: str  # one of TARGETS
+    ref: str
+    value: bool  # item: satisfied; article: applies; precedent / interpretation: kept as evidence
+    reason: str
+
+
+def research_from(data: dict) -> Research:
+    return Research(
+        focus=data.get("focus", ""), features={k: list(v) for k, v in (data.get("features") or {}).items()},
+        query_text=data.get("query_text", ""),
+        hits=[Hit(path=h["path"], kind=h["kind"], pk=h["pk"], score=h["score"], label=h.get("label", ""))
+              for h in data.get("hits") or []],
+        prejudged=[(c, p) for c, p in data.get("prejudged") or []],
+        community=data.get("community"),
+        candidate_articles=[int(pk) for pk in data.get("candidate_articles") or []],
+        candidate_cases=[int(pk) for pk in data.get("candidate_cases") or []],
+        article_sources={int(k): list(v) for k, v in (data.get("article_sources") or {}).items()},
+    )
+
+
+def _item_from(data: dict) -> ItemVerdict:
+    span = data.get("span")
+    return ItemVerdict(item_pk=int(data["item_pk"]), order=data.get("order", 0), question=data.get("question", ""),
+                       satisfied=bool(data.get("satisfied")), score=data.get("score", 0.0),
+                       reasoning=data.get("reasoning", ""), span=tuple(span) if span else None,
+                       span_text=data.get("span_text", ""))
+
+
+def audit_from(data: dict) -> Audit:
+    articles = [ArticleAudit(
+        article_pk=int(a["article_pk"]), key=str(a["key"]), label=a.get("label", ""), charges=list(a.get("charges") or []),
+        version_pk=a.get("version_pk"), text=a.get("text", ""), in_force=bool(a.get("in_force")),
+        items=[_item_from(i) for i in a.get("items") or []],
+        interpretations=[int(pk) for pk in a.get("interpretations") or []],
+        interpretation_texts=list(a.get("interpretation_texts") or []),
+        prior=a.get("prior", 0.0), score=a.get("score", 0.0), passed=bool(a.get("passed")), reason=a.get("reason", ""),
+    ) for a in data.get("articles") or []]
+    return Audit(articles=articles, pruned=[Pruned(p["kind"], p["pk"], p.get("reason", "")) for p in data.get("pruned") or []],
+                 verified_cases=[int(pk) for pk in data.get("verified_cases") or []])
+
+
+def _apply_to_audit(result: Audit, overrides: list[Override]) -> None:
+    by_pk = {a.article_pk: a for a in result.articles}
+    changed: dict[int, list[str]] = {}
+    for o in overrides:
+        if o.target != "item":
+            continue
+        article_pk, _, item_pk = o.ref.partition(":")
+        article = by_pk.get(int(article_pk)) if article_pk.isdigit() else None
+        index = next((n for n, i in enumerate(article.items) if str(i.item_pk) == item_pk), None) if article else None
+        if index is None:
+            raise OverrideInvalid(f"checklist item {o.ref} is not in this evidence bundle")
+        item = article.items[index]
+        article.items[index] = replace(item, satisfied=o.value, score=1.0 if o.value else 0.0,
+                                       reasoning=f"reviewer: {o.reason} (Auditor: {'satisfied' if item.satisfied else 'not shown'})")
+        changed.setdefault(article.article_pk, []).append(str(item.order))
+    for pk, orders in changed.items():
+        a = by_pk[pk]
+        a.passed = a.in_force and bool(a.items) and all(i.satisfied for i in a.items)
+        a.reason = (f"reviewer changed checklist item(s) {', '.join(orders)}: "
+                    f"{sum(i.satisfied for i in a.items)}/{len(a.items)} satisfied; "
+                    f"{'applies' if a.passed else 'does not apply'}")
+    for o in overrides:
+        if o.target != "article":
+            continue
+        a = by_pk.get(int(o.ref)) if o.ref.isdigit() else None
+        if a is None:
+            raise OverrideInvalid(f"article {o.ref} is not in this evidence bundle")
+        a.passed = o.value and a.in_force
+        a.reason = f"reviewer: {o.reason}" + ("" if a.in_force or not o.value else " (no version in force: not applied)")
+
+
+def _apply_to_precedents(result: Audit, research: Research, overrides: list[Override]) -> None:
+    for o in overrides:
+        if o.target != "precedent":
+            continue
+        pk = int(o.ref) if o.ref.isdigit() else None
+        if pk is None or pk not in research.candidate_cases:
+            raise OverrideInvalid(f"precedent {o.ref} is not in this evidence bundle")
+        result.pruned = [p for p in result.pruned if not (p.kind == "case" and int(p.pk) == pk)]
+        if o.value:
+            if pk not in result.verified_cases:
+                result.verified_cases.append(pk)
+        else:
+            result.verified_cases = [c for c in result.verified_cases if c != pk]
+            result.pruned.append(Pruned("case", pk, f"excluded by the reviewer: {o.reason}"))
+
+
+def readjudicate(bundle: dict, overrides: list[Override], *, strategy, graph: GraphStore) -> Bundle:
+    """The what-if bundle: ``bundle`` with ``overrides`` applied and the Adjudicator run again."""
+    for o in overrides:
+        if o.target not in TARGETS:
+            raise OverrideInvalid(f"unknown override target {o.target!r}")
+    if not bundle.get("research") or not bundle.get("audit"):
+        raise OverrideInvalid("this result has no audited evidence to change")
+    case = case_of(bundle)
+    found = research_from(bundle["research"])
+    result = audit_from(bundle["audit"])
+    _apply_to_audit(result, overrides)
+    prune(result, found, graph)
+    _apply_to_precedents(result, found, overrides)
+    excluded = frozenset(int(o.ref) for o in overrides if o.target == "interpretation" and not o.value and o.ref.isdigit())
+    out = Bundle(case=case, defendant=bundle.get("defendant", ""), strategy=bundle.get("strategy", strategy.name),
+                 params=dict(bundle.get("params") or {}), versions={**(bundle.get("versions") or {}), "whatif": "1"},
+                 research=found, audit=result)
+    if not result.verified:
+        out.judgment = Judgment(status=Status.INSUFFICIENT_EVIDENCE, message="no article applies after the reviewer's changes")
+        return out
+    evidence = number_evidence(result, graph, excluded_interpretations=excluded)
+    judgment = _Clock(out.costs).stage("adjudicator", strategy, strategy.adjudicate, found.focus, result, found, evidence, graph)
+    out.judgment = verify_judgment(judgment, result, case)
+    out.llm_records = list(getattr(strategy, "records", []))
+    return out
