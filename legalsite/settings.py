@@ -78,6 +78,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "apps.core.context_processors.degraded_mode",
             ],
         },
     },
@@ -182,6 +183,11 @@ CELERY_TASK_ALWAYS_EAGER = False
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 HEALTH_WORKER_TIMEOUT = env_float("LEXTRACE_HEALTH_WORKER_TIMEOUT", 1.0)
+# Workers mark themselves alive every WORKER_ALIVE_INTERVAL_S; the mark lasts WORKER_ALIVE_TTL_S.
+WORKER_ALIVE_INTERVAL_S = env_float("LEXTRACE_WORKER_ALIVE_INTERVAL", 10.0)
+WORKER_ALIVE_TTL_S = env_int("LEXTRACE_WORKER_ALIVE_TTL", 30, minimum=2)
+# Runs queued (or running without a heartbeat) longer than this are re-enqueued by `manage.py runs_reconcile`.
+RUNS_STUCK_AFTER_S = env_int("LEXTRACE_RUNS_STUCK_AFTER", 600, minimum=1)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -243,6 +249,10 @@ LLM_API_KEY = env_str("LEXTRACE_LLM_API_KEY", "")
 LLM_TIMEOUT_S = env_float("LEXTRACE_LLM_TIMEOUT", 120.0)
 LLM_MAX_CALLS_PER_CASE = env_int("LEXTRACE_LLM_MAX_CALLS", 80, minimum=1)
 LLM_MAX_TOKENS_PER_CASE = env_int("LEXTRACE_LLM_MAX_TOKENS", 60000, minimum=100)
+# The model circuit breaker shared by all processes (apps.core.operations): opens after this many
+# consecutive transient failures, lets one probe call through after the reset time.
+LLM_BREAKER_FAIL_MAX = env_int("LEXTRACE_LLM_BREAKER_FAIL_MAX", 5, minimum=1)
+LLM_BREAKER_RESET_S = env_float("LEXTRACE_LLM_BREAKER_RESET", 30.0)
 # "article": one call decides all checklist items of an article; "item": one call per item (the paper's Auditor).
 LLM_CHECKLIST_MODE = env_str("LEXTRACE_LLM_CHECKLIST_MODE", "article")
 if LLM_CHECKLIST_MODE not in ("article", "item"):

@@ -24,6 +24,7 @@ import logging
 import os
 import time
 from contextlib import contextmanager
+from functools import partial
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -109,8 +110,10 @@ def _enqueue(run: JudgmentRun) -> None:
     from worker.tasks import judgment_run_execute
 
     # After commit: the worker never looks for a run that is not there yet, and a
-    # rolled-back request sends nothing. One message per run.
-    judgment_run_execute.delay_on_commit(run.pk)
+    # rolled-back request sends nothing. One message per run. If the broker cannot take it,
+    # the error is logged and the committed run stays 'queued' for the reconciler
+    # (apps.cases.services.reconcile), instead of failing a request whose run is already stored.
+    transaction.on_commit(partial(judgment_run_execute.delay, run.pk), robust=True)
 
 
 @transaction.atomic

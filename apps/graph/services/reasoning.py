@@ -59,8 +59,11 @@ def llm_client(*, per_case_budget: bool = True):
     if not settings.LLM_BASE_URL:
         raise ImproperlyConfigured("no LLM is configured: set LEXTRACE_LLM_BASE_URL and LEXTRACE_LLM_MODEL")
     budget = Budget(max_calls=settings.LLM_MAX_CALLS_PER_CASE, max_tokens=settings.LLM_MAX_TOKENS_PER_CASE) if per_case_budget else None
+    from apps.core.operations import model_circuit
+
+    # One breaker for all processes: when the server is down, no worker keeps knocking on it.
     return LLMClient(settings.LLM_BASE_URL, settings.LLM_MODEL, api_key=settings.LLM_API_KEY or None,
-                     timeout_s=settings.LLM_TIMEOUT_S, budget=budget)
+                     timeout_s=settings.LLM_TIMEOUT_S, budget=budget, breaker=model_circuit())
 
 
 STRATEGIES = ("statistical", "llm")
