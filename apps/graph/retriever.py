@@ -4,9 +4,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from apps.corpus.models import ArticleVersion, DenseVector, SearchIndex
+from apps.corpus.models import ArticleVersion, DenseVector, Interpretation, SearchIndex
 from apps.corpus.search_service import bm25_search, dense_search, dense_search_vector, query_vector
 from apps.graph.models import Community
+
+_INTERPRETATION_BM25: dict[tuple, tuple] = {}  # (count, max pk, max ext_id) -> (BM25Index over the paragraphs, tokenizer)
+
+
+def _interpretation_index():
+    """A BM25 index over the interpretation paragraphs, built in memory on first use (657 short texts:
+    well under a second) and rebuilt when the table changes."""
+    from django.db.models import Count, Max
+
+    from apps.corpus.search.bm25 import BM25Index
+    from apps.corpus.services.indexing import legal_tokenizer
+
+    stamp = tuple(Interpretation.objects.aggregate(n=Count("pk"), top=Max("pk"), ext=Max("ext_id")).values())
+    if stamp not in _INTERPRETATION_BM25:
+        tokenizer = legal_tokenizer()
+        rows = list(Interpretation.objects.order_by("pk").values_list("pk", "text"))
+        _INTERPRETATION_BM25.clear()
+        _INTERPRETATION_BM25[stamp] = (BM25Index.build([pk for pk, _ in rows], [tokenizer.tokens(t) for _, t in rows]),
+                                       tokenizer)
+    return _INTERPRETATION_BM25[stamp]
 
 
 def _cosines(pairs, vector: np.ndarray) -> list[tuple[int, float]]:
@@ -65,3 +85,7 @@ class DbRetriever:
 
     def flat_cases(self, query: str, k: int) -> list[tuple[int, float]]:
         return bm25_search(target=SearchIndex.Target.PRECEDENTS, query=query, k=k)
+
+    def interpretations_sparse(self, query: str, k: int) -> list[tuple[int, float]]:
+        index, tokenizer = _interpretation_index()
+        return [(int(pk), float(score)) for pk, score in index.search(tokenizer.tokens(query), k=k)]

@@ -47,12 +47,15 @@ class AgeGraphStore:
                                 {"pks": pks}, ("pk", "arts")))
         heads = {r[0]: r for r in self._q("MATCH (c:Case) WHERE c.pk IN $pks RETURN c.pk, c.ext_id, c.court_level",
                                           {"pks": pks}, ("pk", "ext", "court"))}
-        terms = {}
-        for o in PrecedentOutcome.objects.filter(precedent_id__in=pks, position=0, term_known=True):
+        terms, sentences = {}, {}
+        for o in PrecedentOutcome.objects.filter(precedent_id__in=pks, position=0, term_known=True) \
+                .annotate(fine=F("precedent__fine")):
             terms[o.precedent_id] = Term(months=o.term_months or 0, life=o.life, death=o.death)
+            sentences[o.precedent_id] = {"term_kind": o.term_kind, "suspended": o.suspended, "fine": o.fine}
         return [
             CaseNode(pk=pk, ext_id=heads[pk][1], charges=tuple(sorted(charges.get(pk, []))),
-                     article_pks=tuple(sorted(articles.get(pk, []))), term=terms.get(pk), court_level=heads[pk][2] or "")
+                     article_pks=tuple(sorted(articles.get(pk, []))), term=terms.get(pk), court_level=heads[pk][2] or "",
+                     **sentences.get(pk, {}))
             for pk in sorted(heads)
         ]
 
@@ -129,6 +132,10 @@ class AgeGraphStore:
         rows = self._q("MATCH (i:Interpretation)-[:INTERPRETS]->(a:Article) WHERE a.pk = $pk RETURN i.pk", {"pk": article_pk}, ("pk",))
         return [InterpretationNode(pk=i.pk, source=i.source, para=i.para, text=i.text)
                 for i in Interpretation.objects.filter(pk__in=[r[0] for r in rows]).order_by("pk")]
+
+    def interpreted_articles(self, interpretation_pk: int) -> list[ArticleNode]:
+        return self._articles("MATCH (i:Interpretation)-[:INTERPRETS]->(a:Article) WHERE i.pk = $pk RETURN a",
+                              {"pk": interpretation_pk})
 
     def references(self, article_pk: int) -> list[ArticleNode]:
         return self._articles("MATCH (a:Article)-[:REFERS_TO]->(b:Article) WHERE a.pk = $pk RETURN b", {"pk": article_pk})

@@ -61,3 +61,6 @@ class InMemoryRetriever:
 
     def flat_cases(self, query: str, k: int) -> list[tuple[int, float]]:
         return _ranked({pk: _score(query, text) for pk, text in self.facts.items()}, k)
+
+    def interpretations_sparse(self, query: str, k: int) -> list[tuple[int, float]]:
+        return [(pk, s * 10) for pk, s in _ranked({i.pk: _score(query, i.text) for i in self.store.all_interpretations()}, k)]

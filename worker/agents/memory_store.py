@@ -298,6 +298,12 @@ class InMemoryGraphStore:
         """Interpretations with an INTERPRETS edge to the article, by pk ascending."""
         return [self._interpretations[pk] for pk in sorted(self._interpretations) if article_pk in self._interprets[pk]]
 
+    def interpreted_articles(self, interpretation_pk: int) -> list[ArticleNode]:
+        return _in_statute_order(self._articles[pk] for pk in sorted(self._interprets.get(interpretation_pk, ())))
+
+    def all_interpretations(self) -> list[InterpretationNode]:
+        return [self._interpretations[pk] for pk in sorted(self._interpretations)]
+
     def references(self, article_pk: int) -> list[ArticleNode]:
         """Articles this article REFERS_TO (outgoing edges only), in statute order (law, number, sub, pk)."""
         return _in_statute_order(self._articles[pk] for pk in self._refers.get(article_pk, ()))

@@ -361,8 +361,11 @@ class _Clock:
 
 
 def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: GraphStore, retriever: Retriever,
-               params: Params = Params(), progress: Progress | None = None) -> Bundle:
+               params: Params = Params(), progress: Progress | None = None, researcher=None) -> Bundle:
     """Run the pipeline for one defendant and return the complete evidence bundle.
+
+    ``researcher`` replaces the fixed Researcher (same signature as :func:`research`): the agentic
+    mode's planner loop (worker.agents.agentic). Its evidence goes to the same Auditor and Adjudicator.
 
     ``progress(event, detail)`` is called when a stage starts (event "stage") and after each
     audited article (event "article"). It may raise to abort the run (a cancelled run): the
@@ -375,7 +378,7 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
         focus = clock.stage("focus", strategy, strategy.focus, case, defendant)
         features, query_text = clock.stage("features", strategy, strategy.features, focus)
         prejudged = clock.stage("prejudge", strategy, strategy.prejudge, focus, params.max_charges)
-        bundle.research = clock.stage("researcher", strategy, research, case, focus, features, query_text, prejudged,
+        bundle.research = clock.stage("researcher", strategy, researcher or research, case, focus, features, query_text, prejudged,
                                       graph=graph, retriever=retriever, params=params)
         if not bundle.research.candidate_articles:
             bundle.judgment = Judgment(status=Status.NO_EVIDENCE, message="retrieval found no candidate article")

@@ -37,6 +37,7 @@ class GraphStore(Protocol):
     def checklist(self, article_pk: int, version_pk: int | None = None) -> list[ChecklistEntry]: ...
     def interpretations(self, article_pk: int) -> list[InterpretationNode]: ...
     def references(self, article_pk: int) -> list[ArticleNode]: ...
+    def interpreted_articles(self, interpretation_pk: int) -> list[ArticleNode]: ...
 
 
 class Retriever(Protocol):
@@ -64,6 +65,11 @@ class Retriever(Protocol):
 
     def flat_cases(self, query: str, k: int) -> list[tuple[int, float]]:
         """Flat retrieval over raw case facts (no graph): the ablation and naive-RAG path."""
+        ...
+
+    def interpretations_sparse(self, query: str, k: int) -> list[tuple[int, float]]:
+        """Lexical (BM25) search over judicial-interpretation paragraphs: (interpretation pk, score).
+        The agentic planner's interpretation source; its dense side goes through the articles."""
         ...
 
 

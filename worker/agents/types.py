@@ -59,6 +59,26 @@ class Research:
     candidate_cases: list[int] = field(default_factory=list)
     # article pk -> why it is a candidate (paths)
     article_sources: dict[int, list[str]] = field(default_factory=dict)
+    # The agentic mode (worker.agents.agentic): the planner's steps, and the precedents ranked for
+    # sentencing (authority × similarity, with their Punishment Severity Index). Empty in the fixed mode.
+    steps: list[PlanStep] = field(default_factory=list)
+    sentencing: dict = field(default_factory=dict)
+
+
+@dataclass
+class PlanStep:
+    """One step of the agentic planner: what it knew, what it chose, what the retrieval returned."""
+
+    n: int
+    state: dict  # summary of the evidence before the step (candidate charges, what is missing)
+    action: str  # search_statutes | search_interpretations | search_precedents | stop | the refused reply
+    query: str = ""
+    reason: str = ""
+    status: str = "ok"  # ok | stop | repeated | rejected | cap_steps | cap_calls | budget
+    refused: str = ""  # why the step was not run (repeated, unknown action, …)
+    results: list[dict] = field(default_factory=list)  # {kind, pk, label, score, detail}
+    new: int = 0  # items not seen in earlier steps
+    planner_calls: int = 0  # LLM calls the planner made for this step
 
 
 @dataclass
