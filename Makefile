@@ -1,5 +1,5 @@
 # The two README commands: `make demo` runs the product, `make test` the tests.
-.PHONY: demo test bootstrap services-start services-stop services-status migrate shell bench-import bench-search bench-graph bench-pipeline bench-llm-cost llm-fetch llm-start llm-stop llm-demo
+.PHONY: demo test train bootstrap services-start services-stop services-status migrate shell bench-import bench-search bench-graph bench-pipeline bench-llm-cost llm-fetch llm-start llm-stop llm-demo
 
 demo:
 	bash scripts/bootstrap.sh
@@ -8,6 +8,10 @@ demo:
 test:
 	bash scripts/bootstrap.sh dev
 	bash scripts/test.sh $(ARGS)
+
+# Every statistical model from the current corpus in DB_NAME, on 2 cores; activated only if the gate passes.
+train:
+	bash -c '. scripts/env.sh && OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 python manage.py train_all'
 
 bootstrap:
 	bash scripts/bootstrap.sh dev

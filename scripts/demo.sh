@@ -16,7 +16,8 @@ log "loading the demo corpus (apps/corpus/demo; illustrative, written for Lextra
 python manage.py import_corpus apps/corpus/demo --no-progress
 python manage.py build_search_indexes --if-missing >/dev/null
 python manage.py build_graph --if-missing >/dev/null
-python manage.py train_statistical --cases apps/corpus/demo/cases.jsonl --if-missing >/dev/null
+python manage.py train_statistical --cases apps/corpus/demo/cases.jsonl --statutes apps/corpus/demo/statutes.jsonl \
+    --checklists apps/corpus/demo/checklists.jsonl --if-missing >/dev/null
 log "demo logins:"
 python manage.py demo_users
 log "Lextrace is starting at http://127.0.0.1:$LEXTRACE_WEB_PORT/  (Ctrl-C stops web and worker)"

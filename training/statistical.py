@@ -1,6 +1,7 @@
 """Train the statistical charge, article and term models on the case corpus.
 
     python -m training.statistical --cases ../shared/data/cases.jsonl --out DIR [--holdout 0.1 --seed 13]
+        [--statutes ../shared/data/statutes.jsonl --checklists ../shared/data/checklists.jsonl]
 
 Labels per case:
   charges   the charges of all defendants (``per_defendant`` when present, else
@@ -8,6 +9,10 @@ Labels per case:
   articles  the labelled Criminal Law articles >= 102 (the CAIL convention:
             the specific part only), cases without any are skipped;
   term      months / life / death of single-defendant cases with a term.
+
+With ``--statutes`` and ``--checklists`` (the shared schema) two more models are trained:
+  verifier  the checklist-item verifier, weakly supervised (training/verifier.py);
+  intent    the intent classifier of articles and queries (training/intent.py).
 
 Cases are split into train and held-out by a seeded hash of their id, so the
 split is stable when cases are added. The evaluation sets (``eval/``) are never
@@ -41,9 +46,14 @@ from training.text_models import (
     fit_multilabel,
     fit_regression,
 )
+from training.intent import intent_examples
+from training.verifier import Structure, VerifierEvaluator, build_pairs, fit_verifier
 from worker.agents.textmodel import LinearTextModel, TermModel, jsonable
+from worker.agents.verifier import ChecklistVerifier
 
 MODEL_NAMES = ("charges", "articles", "term")
+STRUCTURE_MODELS = ("verifier", "intent")  # need the statutes and checklists
+ALL_MODELS = MODEL_NAMES + STRUCTURE_MODELS
 MIN_SPECIFIC_ARTICLE = 102
 
 # Measured on the full corpus (10% held out, seed 13, held-out charges/articles
@@ -62,6 +72,9 @@ DEFAULTS: dict[str, Any] = {
     "calibration_folds": 3,
     "calibration_strength": 1.0,
     "alpha": 1.0,
+    "verifier_max_cases": 4000,  # training precedents for the verifier's pairs (about 25 pairs each)
+    "verifier_C": 1.0,
+    "intent_fact_sentences": 3000,
 }
 
 
@@ -79,6 +92,12 @@ def load_cases(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
                 except ValueError as exc:
                     raise SystemExit(f"{path}:{lineno}: {exc}") from exc
     return cases
+
+
+def load_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """A JSONL file of records (statutes, checklists)."""
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
@@ -135,12 +154,17 @@ def train_all(
     max_train: int | None = None,
     params: dict[str, Any] | None = None,
     baselines: dict[str, Any] | None = None,
+    statutes: Sequence[dict[str, Any]] | None = None,
+    checklists: Sequence[dict[str, Any]] | None = None,
+    tokenize_many=None,
     log=print,
 ) -> dict[str, dict[str, Any]]:
     """Fit, evaluate and (if ``out``) save each model; returns {name: {metrics, fit_s, ...}}.
 
     ``baselines`` (name → a loaded model, e.g. the active one) are evaluated on the same
     held-out cases with the same evaluator: the registry's promotion gate compares the two.
+    The verifier and intent models need ``statutes`` and ``checklists`` (shared-schema records);
+    the intent model also ``tokenize_many`` (texts → token lists, the tokens' tokenizer).
     """
     baselines = baselines or {}
     p = dict(DEFAULTS, **(params or {}))
@@ -169,10 +193,58 @@ def train_all(
         return meta
 
     for name in models:
-        if name not in MODEL_NAMES:
+        if name not in ALL_MODELS:
             raise ValueError(f"unknown model {name!r}")
+        if name in STRUCTURE_MODELS and (statutes is None or checklists is None):
+            raise ValueError(f"the {name} model needs the statutes and the checklists")
         started = time.perf_counter()
-        if name in ("charges", "articles"):
+        n_labels = None
+        try:
+            structure_data = name not in STRUCTURE_MODELS or _structure_data_check(name, cases, train_mask, statutes, checklists)
+        except ValueError as exc:
+            structure_data = False
+            log(f"[{name}] skipped: {exc}")
+        if not structure_data:
+            continue
+        if name == "verifier":
+            structure = Structure(statutes, checklists)
+            train_cases = [cases[i] for i in np.flatnonzero(train_mask)]
+            train_cases = sorted(train_cases, key=lambda c: hashlib.sha256(f"{seed}:verifier:{c['id']}".encode()).digest())
+            facts_tr, pairs_tr = build_pairs(train_cases[: p["verifier_max_cases"]], structure, seed=seed)
+            held_cases = [cases[i] for i in np.flatnonzero(held)]
+            facts_te, pairs_te = build_pairs(held_cases, structure, seed=seed)
+            tr, te = pairs_tr, pairs_te
+            meta = meta_for(name, [c["id"] for c in train_cases[: p["verifier_max_cases"]]], [c["id"] for c in held_cases])
+            meta["training_data"]["n_cases_with_pairs"] = len(facts_tr)
+            meta["hyperparameters"] = {"C": p["verifier_C"], "max_cases": p["verifier_max_cases"]}
+            model = fit_verifier(facts_tr, pairs_tr, C=p["verifier_C"], seed=seed, metadata=meta)
+            fit_s = time.perf_counter() - started
+            evaluator = VerifierEvaluator(facts_te, pairs_te)
+            metrics = evaluate(evaluator, model)
+            baseline_metrics = evaluate(evaluator, baselines[name]) if name in baselines else None
+            model.metadata["metrics"] = jsonable(metrics)
+            model.metadata["timings"]["wall_s"] = round(fit_s, 2)
+        elif name == "intent":
+            train_cases = [cases[i] for i in np.flatnonzero(train_mask)]
+            examples = intent_examples(statutes, train_cases, max_fact_sentences=p["intent_fact_sentences"], seed=seed)
+            example_tokens = tokenize_many([text for _, text, _ in examples])
+            is_te = [is_heldout(eid, holdout, seed) for eid, _, _ in examples]
+            tr = [i for i, h in enumerate(is_te) if not h]
+            te = [i for i, h in enumerate(is_te) if h]
+            meta = meta_for(name, [examples[i][0] for i in tr], [examples[i][0] for i in te])
+            meta["weak_labels"] = "training/intent.py (article structure and precedents' facts)"
+            model = fit_multilabel(
+                _subset(example_tokens, tr), [examples[i][2] for i in tr], metadata=meta, task=name,
+                **dict(lr_args, min_df=1),
+            )  # fmt: skip
+            fit_s = time.perf_counter() - started
+            evaluator = MultilabelEvaluator(_subset(example_tokens, te), [examples[i][2] for i in te], name=name)
+            metrics = evaluate(evaluator, model)
+            baseline_metrics = evaluate(evaluator, baselines[name]) if name in baselines else None
+            model.metadata["metrics"] = jsonable(metrics)
+            model.metadata["timings"]["wall_s"] = round(fit_s, 2)
+            n_labels = len(model.labels)
+        elif name in ("charges", "articles"):
             label_of = charge_labels if name == "charges" else article_labels
             labels = [label_of(c) for c in cases]
             tr = [i for i in np.flatnonzero(train_mask) if labels[i]]
@@ -214,7 +286,6 @@ def train_all(
             baseline_metrics = evaluate(evaluator, baselines[name]) if name in baselines else None
             model.metadata["metrics"] = jsonable(metrics)
             model.metadata["timings"] = {"wall_s": round(fit_s, 2)}
-            n_labels = None
         path = None
         if out is not None:
             path = model.save(out / name)
@@ -233,6 +304,16 @@ def train_all(
     return results
 
 
+def _structure_data_check(name, cases, train_mask, statutes, checklists) -> bool:
+    """Raise ValueError when a small corpus cannot train the verifier (it needs satisfied and unsatisfied pairs)."""
+    if name == "verifier":
+        structure = Structure(statutes, checklists)
+        _, pairs = build_pairs([cases[i] for i in np.flatnonzero(train_mask)], structure)
+        if len({p[3] for p in pairs}) < 2:
+            raise ValueError("no confusable uncited article with a checklist: no unsatisfied pair to learn from")
+    return True
+
+
 def format_table(results: dict[str, dict[str, Any]]) -> str:
     lines = [
         f"{'model':9s} {'train':>6s} {'held':>5s} {'labels':>6s}  {'primary':>26s}  {'fit s':>6s}  other metrics",
@@ -244,6 +325,13 @@ def format_table(results: dict[str, dict[str, Any]]) -> str:
             other = (
                 f"top1={m['top1_accuracy']:.4f} microF1={m['micro_f1']:.4f} R@3={m['recall_at_3']:.4f} "
                 f"ECE(top1)={m['ece_top1']:.4f} ECE(labels)={m['ece_labels']:.5f} covered={m['gold_covered']:.4f}"
+            )
+        elif "roc_auc" in m:
+            rule = m["lexical_rule"]
+            other = (
+                f"brier={m['brier']:.4f} ECE={m['ece']:.4f} acc={m['accuracy']:.4f} satisfied={m['satisfied_rate']:.3f} "
+                f"(lexical rule: acc={rule['accuracy']:.4f} satisfied={rule['satisfied_rate']:.3f} "
+                f"AUC={rule['roc_auc_best_share']:.4f}); train/held are pairs"
             )
         else:
             other = (
@@ -264,7 +352,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="output directory (omit for a dry run: evaluate only)")
     parser.add_argument("--holdout", type=float, default=0.1, help="held-out fraction (default 0.1)")
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--models", default=",".join(MODEL_NAMES), help="comma-separated subset of %(default)s")
+    parser.add_argument("--models", help=f"comma-separated subset of {','.join(ALL_MODELS)} (default: {','.join(MODEL_NAMES)}, "
+                        "plus verifier,intent when --statutes and --checklists are given)")
+    parser.add_argument("--statutes", type=Path, help="statutes.jsonl (article structure; for the verifier and intent models)")
+    parser.add_argument("--checklists", type=Path, help="checklists.jsonl (for the verifier)")
     parser.add_argument("--max-train", type=int, help="train on at most N cases (stable subset)")
     parser.add_argument("--C", type=float, default=DEFAULTS["C"])
     parser.add_argument("--min-df", type=int, default=DEFAULTS["min_df"])
@@ -280,10 +371,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0 < args.holdout < 1:
         parser.error("--holdout must be in (0, 1)")
-    models = [m.strip() for m in args.models.split(",") if m.strip()]
-    unknown = set(models) - set(MODEL_NAMES)
+    structure = args.statutes is not None and args.checklists is not None
+    models = ([m.strip() for m in args.models.split(",") if m.strip()] if args.models
+              else list(ALL_MODELS if structure else MODEL_NAMES))
+    unknown = set(models) - set(ALL_MODELS)
     if unknown:
         parser.error(f"unknown models: {sorted(unknown)}")
+    if set(models) & set(STRUCTURE_MODELS) and not structure:
+        parser.error("the verifier and intent models need --statutes and --checklists")
 
     if args.export_heldout is not None:
         kept = [c for c in load_cases(args.cases) if is_heldout(c["id"], args.holdout, args.seed)
@@ -295,9 +390,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     baselines = {}
     for spec in args.baseline:
         name, _, directory = spec.partition("=")
-        if name not in MODEL_NAMES or not directory:
-            parser.error(f"--baseline expects NAME=DIR with NAME in {MODEL_NAMES}, got {spec!r}")
-        loader = TermModel if name == "term" else LinearTextModel
+        if name not in ALL_MODELS or not directory:
+            parser.error(f"--baseline expects NAME=DIR with NAME in {ALL_MODELS}, got {spec!r}")
+        loader = {"term": TermModel, "verifier": ChecklistVerifier}.get(name, LinearTextModel)
         baselines[name] = loader.load(directory)
 
     # Imported here: building the tokenizer loads jieba's dictionary.
@@ -333,9 +428,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "hyperparameters": params,
         "trainer": "training.statistical",
     }
+    if structure:
+        base_metadata["training_data"]["statutes_sha256"] = file_sha256(args.statutes)
+        base_metadata["training_data"]["checklists_sha256"] = file_sha256(args.checklists)
     results = train_all(
         cases, tokens, out=args.out, holdout=args.holdout, seed=args.seed, base_metadata=base_metadata,
         models=models, max_train=args.max_train, params=params, baselines=baselines, log=lambda s: print(s, flush=True),
+        statutes=load_records(args.statutes) if structure else None,
+        checklists=load_records(args.checklists) if structure else None,
+        tokenize_many=lambda texts: tokenizer.tokens_many(texts),
     )  # fmt: skip
     total_s = time.perf_counter() - total_started
     print()

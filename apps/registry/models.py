@@ -15,6 +15,8 @@ class ModelVersion(models.Model):
         CHARGES = "charges", _("charge classifier")
         ARTICLES = "articles", _("article classifier")
         TERM = "term", _("term model")
+        VERIFIER = "verifier", _("checklist-item verifier")
+        INTENT = "intent", _("intent classifier")
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     model_id = models.CharField(max_length=200)

@@ -14,9 +14,11 @@ from django.db import transaction
 from apps.audit.services import audit_append
 from apps.registry.models import ModelVersion
 from worker.agents.textmodel import LinearTextModel, TermModel
+from worker.agents.verifier import ChecklistVerifier
 
 LOADERS = {ModelVersion.Kind.CHARGES: LinearTextModel, ModelVersion.Kind.ARTICLES: LinearTextModel,
-           ModelVersion.Kind.TERM: TermModel}
+           ModelVersion.Kind.TERM: TermModel, ModelVersion.Kind.VERIFIER: ChecklistVerifier,
+           ModelVersion.Kind.INTENT: LinearTextModel}
 
 
 def model_register(*, kind: str, directory: str | Path, activate: bool = True, user=None) -> ModelVersion:
@@ -52,16 +54,19 @@ def load_active_models() -> dict:
     return {v.kind: _load(v.kind, v.model_id, v.artefact_dir) for v in ModelVersion.objects.filter(active=True)}
 
 
-def statistical_models_train(*, cases: str | Path, out: str | Path | None = None, extra_args: list[str] = ()) -> dict:
-    """Run the offline training job (a separate process: nothing imports training/) and register its models."""
+def statistical_models_train(*, cases: str | Path, out: str | Path | None = None, extra_args: list[str] = (),
+                             statutes: str | Path | None = None, checklists: str | Path | None = None) -> dict:
+    """Run the offline training job (a separate process: nothing imports training/) and register its models
+    (the verifier and the intent classifier too when ``statutes`` and ``checklists`` are given)."""
     # A fresh directory per run: registered artefacts are never overwritten (several
     # databases may share MEDIA_ROOT, and a loader checks each artefact's hash).
     out = Path(out or Path(settings.MEDIA_ROOT) / "models" / f"statistical-{uuid.uuid4().hex}")
     out.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "training.statistical", "--cases", str(cases), "--out", str(out), *extra_args],
-                   check=True, cwd=settings.BASE_DIR)
+    structure = ["--statutes", str(statutes), "--checklists", str(checklists)] if statutes and checklists else []
+    subprocess.run([sys.executable, "-m", "training.statistical", "--cases", str(cases), "--out", str(out), *structure,
+                    *extra_args], check=True, cwd=settings.BASE_DIR)
     registered = {}
-    for kind in (ModelVersion.Kind.CHARGES, ModelVersion.Kind.ARTICLES, ModelVersion.Kind.TERM):
+    for kind in ModelVersion.Kind.values:
         directory = out / kind
         if directory.is_dir():
             registered[kind] = model_register(kind=kind, directory=directory)

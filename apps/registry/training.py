@@ -24,8 +24,8 @@ from apps.registry.models import ModelVersion, TrainingRun
 from apps.registry.services import model_activate, model_register
 
 # Allowed loss on the primary metric before a model is refused (absolute units of the metric).
-GATE_TOLERANCE = {"exact_set_accuracy": 0.005, "mae_months": 0.25}
-KINDS = (ModelVersion.Kind.CHARGES, ModelVersion.Kind.ARTICLES, ModelVersion.Kind.TERM)
+GATE_TOLERANCE = {"exact_set_accuracy": 0.005, "mae_months": 0.25, "roc_auc": 0.005}
+KINDS = tuple(ModelVersion.Kind.values)
 
 
 def training_cases_export(path: Path) -> int:
@@ -53,6 +53,31 @@ def training_cases_export(path: Path) -> int:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             count += 1
     return count
+
+
+def training_structure_export(directory: Path) -> tuple[Path, Path]:
+    """Write the statutes (latest version of each article) and their main checklists in the shared schema,
+    for the verifier and the intent classifier; returns (statutes path, checklists path)."""
+    from apps.corpus.models import Article
+
+    statutes, checklists = directory / "statutes.jsonl", directory / "checklists.jsonl"
+    articles = Article.objects.prefetch_related("versions__checklist", "charges").order_by("number", "sub")
+    with statutes.open("w", encoding="utf-8") as s_out, checklists.open("w", encoding="utf-8") as c_out:
+        for article in articles.iterator(chunk_size=200):
+            versions = sorted(article.versions.all(), key=lambda v: (v.valid_from is not None, v.valid_from, v.pk))
+            if not versions:
+                continue
+            v = versions[-1]
+            charges = sorted(c.name for c in article.charges.all())
+            s_out.write(json.dumps({"number": article.number, "sub": article.sub, "key": article.key, "label": article.label,
+                                    "text": v.text, "part": v.part, "chapter": v.chapter, "section": v.section or None,
+                                    "topic": v.topic or None, "repealed": v.repealed, "charges": charges},
+                                   ensure_ascii=False) + "\n")
+            items = [i.question for i in sorted(v.checklist.all(), key=lambda i: i.order) if i.variant == "main"]
+            if items:
+                c_out.write(json.dumps({"article": article.number, "sub": article.sub, "key": article.key, "items": items,
+                                        "charges": charges}, ensure_ascii=False) + "\n")
+    return statutes, checklists
 
 
 def training_request(*, user=None, source: str = "corpus") -> TrainingRun:
@@ -110,9 +135,12 @@ def training_execute(run_id: int) -> TrainingRun | None:
         if run.n_cases == 0:
             raise ValueError("the corpus has no labelled precedent to train on")
         run.data_sha256 = hashlib.sha256(cases.read_bytes()).hexdigest()
-        baselines = [f"--baseline={v.kind}={v.artefact_dir}" for v in ModelVersion.objects.filter(active=True)]
+        statutes, checklists = training_structure_export(out)
+        structure = ["--statutes", str(statutes), "--checklists", str(checklists)] if checklists.stat().st_size else []
+        baselines = [f"--baseline={v.kind}={v.artefact_dir}" for v in ModelVersion.objects.filter(active=True)
+                     if structure or v.kind not in (ModelVersion.Kind.VERIFIER, ModelVersion.Kind.INTENT)]
         done = subprocess.run([sys.executable, "-m", "training.statistical", "--cases", str(cases), "--out", str(out),
-                               *baselines], cwd=settings.BASE_DIR, capture_output=True, text=True)
+                               *structure, *baselines], cwd=settings.BASE_DIR, capture_output=True, text=True)
         run.log_tail = (done.stdout + done.stderr)[-8000:]
         if done.returncode != 0:
             raise RuntimeError(f"the training job exited with {done.returncode}; see the log")

@@ -114,7 +114,8 @@ def _is_candidate(article: ArticleNode | None, params: Params) -> bool:
 
 
 def research(case: CaseInput, focus: str, features: dict, query_text: str, prejudged: list[tuple[str, float]], *,
-             graph: GraphStore, retriever: Retriever, params: Params) -> Research:
+             graph: GraphStore, retriever: Retriever, params: Params,
+             intents: retrieval.IntentClassifier | None = None) -> Research:
     result = Research(focus=focus, features=features, query_text=query_text, prejudged=prejudged)
     cases: dict[int, list[str]] = {}
     articles: dict[int, list[str]] = {}
@@ -172,7 +173,7 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
             dense = dict(retriever.articles_dense(focus, 2 * params.k))
             fused = retrieval.fuse(sparse, dense, alpha=params.alpha)
             texts = {pk: " ".join(t.text for t in graph.article_texts(pk)[-1:]) for pk in fused}
-            for pk, score in retrieval.rerank_by_intent(focus, fused, texts)[: params.k]:
+            for pk, score in retrieval.rerank_by_intent(focus, fused, texts, classifier=intents)[: params.k]:
                 result.hits.append(Hit(path="art", kind="article", pk=pk, score=round(score, 6)))
                 add_articles("art", [pk])
     else:  # without the Researcher: the pre-judged charges' articles only
@@ -379,7 +380,8 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
         features, query_text = clock.stage("features", strategy, strategy.features, focus)
         prejudged = clock.stage("prejudge", strategy, strategy.prejudge, focus, params.max_charges)
         bundle.research = clock.stage("researcher", strategy, researcher or research, case, focus, features, query_text, prejudged,
-                                      graph=graph, retriever=retriever, params=params)
+                                      graph=graph, retriever=retriever, params=params,
+                                      intents=getattr(strategy, "intent_classifier", None))
         if not bundle.research.candidate_articles:
             bundle.judgment = Judgment(status=Status.NO_EVIDENCE, message="retrieval found no candidate article")
             return bundle

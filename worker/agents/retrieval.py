@@ -8,7 +8,9 @@ both retrievers found rank above single-source hits of similar strength.
 Intent-aware reranking: a query asks for a definition, the applicability of
 an article to facts, the consequence (penalty), a procedure, or other; each
 article text is classified the same way and an article whose intent matches
-the query's gets a bonus.
+the query's gets a bonus. The classifier is the trained intent model
+(:class:`IntentClassifier`, training/intent.py) when one is active, else the
+cue rules below.
 """
 
 from __future__ import annotations
@@ -59,10 +61,28 @@ _WANTED = {"applicability": {"consequence", "definition"}, "consequence": {"cons
            "definition": {"definition"}, "procedure": {"procedure"}, "other": set()}
 
 
-def rerank_by_intent(query: str, scored: dict, texts: dict, *, bonus: float = 0.1) -> list[tuple[object, float]]:
+class IntentClassifier:
+    """The trained intent model (a calibrated multilabel LinearTextModel over INTENTS) behind the
+    two questions the rerank asks: the query's intent (most probable) and a text's intents
+    (every intent with p >= threshold, and the most probable one)."""
+
+    def __init__(self, model, tokenize, threshold: float = 0.5):
+        self.model, self.tokenize, self.threshold = model, tokenize, threshold
+
+    def classify(self, text: str) -> str:
+        best = self.model.top(self.tokenize(text), k=1)
+        return str(best[0][0]) if best else "other"
+
+    def intents(self, text: str) -> set[str]:
+        return {str(label) for label, _ in self.model.predict_labels(self.tokenize(text), self.threshold)} or {"other"}
+
+
+def rerank_by_intent(query: str, scored: dict, texts: dict, *, bonus: float = 0.1,
+                     classifier: IntentClassifier | None = None) -> list[tuple[object, float]]:
     """Add ``bonus`` to documents whose intents answer the query's intent; sort best first (ties by id)."""
-    wanted = _WANTED[classify_intent(query)]
-    out = {doc: score + (bonus if wanted & article_intents(texts.get(doc, "")) else 0.0) for doc, score in scored.items()}
+    classify, intents_of = (classifier.classify, classifier.intents) if classifier else (classify_intent, article_intents)
+    wanted = _WANTED.get(classify(query), set())
+    out = {doc: score + (bonus if wanted & intents_of(texts.get(doc, "")) else 0.0) for doc, score in scored.items()}
     return sorted(out.items(), key=lambda kv: (-kv[1], str(kv[0])))
 
 

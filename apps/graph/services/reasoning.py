@@ -46,6 +46,7 @@ def statistical_strategy() -> StatisticalStrategy:
     models = active_models()
     return StatisticalStrategy(tokenize=_tokenizer().tokens, charge_model=models.get("charges"),
                                article_model=models.get("articles"), term_model=models.get("term"),
+                               verifier=models.get("verifier"), intent_model=models.get("intent"),
                                aliases=charge_aliases(), statute_charges=statute_charges())
 
 

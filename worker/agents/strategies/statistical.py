@@ -3,8 +3,12 @@
 - focus: the sentences that concern the defendant (features.focus_facts);
 - features: the lexicon extractor (features.extract_features);
 - pre-judged charges: a trained multi-label text classifier (training/), if any;
-- checklist items: an item is supported when enough of its content (character
-  bigrams) occurs in one sentence of the facts; that sentence is the span;
+- checklist items: with a trained verifier (worker/agents/verifier.py), an item is
+  supported when its calibrated probability reaches the verifier's threshold, and the
+  probability is the verdict's score and reasoning; without one, when enough of its
+  content (character bigrams) occurs in one sentence of the facts. The best sentence is
+  the span;
+- retrieval: the trained intent classifier reranks the article path when one is active;
 - article decision: score = 0.6·prior + 0.4·share of supported items, where the
   prior is the larger of the classifier probability of the article's charges
   (or of the article itself) and the retrieved precedents' score-weighted vote
@@ -25,7 +29,9 @@ from collections.abc import Callable
 from worker.agents.features import extract_features, focus_facts
 from worker.agents.graph_types import ChecklistEntry, Term
 from worker.agents.ports import GraphStore
+from worker.agents.retrieval import IntentClassifier
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
+from worker.agents.verifier import FactsView
 
 ITEM_SUPPORT = 0.5  # share of the item's content bigrams found in one sentence, or in the abstract features
 ARTICLE_PASS = 0.35
@@ -42,7 +48,8 @@ class StatisticalStrategy:
     name = "statistical"
 
     def __init__(self, *, tokenize: Callable[[str], list[str]] | None = None, charge_model=None, article_model=None,
-                 term_model=None, aliases: dict[str, str] | None = None, statute_charges: set[str] | None = None):
+                 term_model=None, aliases: dict[str, str] | None = None, statute_charges: set[str] | None = None,
+                 verifier=None, intent_model=None):
         self.tokenize = tokenize or (lambda text: list(text))
         # Dataset charge names (what the classifier predicts) → statute charge names (what articles define).
         self.aliases = aliases or {}
@@ -51,6 +58,11 @@ class StatisticalStrategy:
         self.charge_model = charge_model
         self.article_model = article_model
         self.term_model = term_model
+        self.verifier = verifier
+        self.intent_model = intent_model
+        # The Researcher's article path reranks with this (None: the cue rules).
+        self.intent_classifier = IntentClassifier(intent_model, self._tokens_uncached) if intent_model is not None else None
+        self._facts_view: tuple[str, FactsView] | None = None
         self._tokens_cache: dict[str, list[str]] = {}
         self._probs_cache: dict[tuple[str, str], dict[str, float]] = {}
 
@@ -59,7 +71,7 @@ class StatisticalStrategy:
             return getattr(m, "model_id", "none") if m is not None else "none"
 
         return {"strategy": "statistical/1", "charge_model": mid(self.charge_model), "article_model": mid(self.article_model),
-                "term_model": mid(self.term_model)}
+                "term_model": mid(self.term_model), "verifier": mid(self.verifier), "intent_model": mid(self.intent_model)}
 
     def usage(self) -> dict:
         return {}
@@ -82,7 +94,12 @@ class StatisticalStrategy:
             return []
         return [(c, round(float(p), 6)) for c, p in self.charge_model.top(self._tokens(focus), k=k, min_p=0.05)]
 
+    def _tokens_uncached(self, text: str) -> list[str]:
+        return self.tokenize(text)
+
     def verify_items(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> list[ItemVerdict]:
+        if self.verifier is not None:
+            return self._verify_with_model(focus, items)
         sentences = [(m.start(), m.end(), m.group()) for m in _SENTENCE.finditer(focus)] or [(0, len(focus), focus)]
         sentence_grams = [_bigrams(s) for _, _, s in sentences]
         # The abstract features ("秘密窃取", "金额:千元至三万元", "以非法占有为目的") restate
@@ -112,6 +129,23 @@ class StatisticalStrategy:
                 score=round(max(best, feature_share), 4), reasoning=reasoning, span=span,
                 span_text=focus[span[0]:span[1]] if span else "",
             ))
+        return verdicts
+
+    def _verify_with_model(self, focus: str, items: list[ChecklistEntry]) -> list[ItemVerdict]:
+        """The trained verifier's calibrated probability, thresholded; the best sentence is the span."""
+        if self._facts_view is None or self._facts_view[0] != focus:
+            self._facts_view = (focus, FactsView(focus))  # one text per run: keep only the last
+        threshold = self.verifier.threshold
+        verdicts = []
+        for item, found in zip(items, self.verifier.assess(self._facts_view[1], [i.question for i in items])):
+            p, span, share = found["p"], found["span"], found["features"]["best_share"]
+            ok = p >= threshold
+            reasoning = (f"verifier p = {p:.2f} {'≥' if ok else '<'} threshold {threshold:.2f}; "
+                         f"the best sentence holds {share:.0%} of the item's terms")
+            span = span if ok else None
+            verdicts.append(ItemVerdict(item_pk=item.pk, order=item.order, question=item.question, satisfied=bool(ok),
+                                        score=round(p, 4), reasoning=reasoning, span=span,
+                                        span_text=focus[span[0]:span[1]] if span else ""))
         return verdicts
 
     def _probs(self, kind: str, model, focus: str, k: int) -> dict[str, float]:
