@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "apps.cases",
     "apps.evaluation",
     "apps.audit",
+    "apps.review",
 ]
 
 MIDDLEWARE = [
@@ -156,6 +157,9 @@ DATA_UPLOAD_MAX_NUMBER_FILES = 20
 LEXTRACE_AUDIT_SIGNING_KEY = env_str("LEXTRACE_AUDIT_SIGNING_KEY", "")
 if LEXTRACE_AUDIT_SIGNING_KEY and len(LEXTRACE_AUDIT_SIGNING_KEY) < 32:
     raise ImproperlyConfigured("environment variable LEXTRACE_AUDIT_SIGNING_KEY must be at least 32 characters")
+# Review (apps/review): cases untouched for this many days are purged by `manage.py retention_purge`,
+# unless under legal hold.
+LEXTRACE_RETENTION_DAYS = env_int("LEXTRACE_RETENTION_DAYS", 3650, minimum=1)
 
 # --- Celery ---------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:63799/0")

@@ -1,0 +1,90 @@
+"""Reads for the review app. Every query starts from the runs of the caller's teams (404 otherwise)."""
+
+from __future__ import annotations
+
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.shortcuts import get_object_or_404
+
+from apps.cases.models import JudgmentRun
+from apps.cases.selectors import run_list_for
+from apps.review.models import Decision, Review, ReviewItem
+
+QUEUE_STATUSES = ("pending", "approved", "rejected", "returned", "all")
+
+
+def queue_runs(*, user, status: str = "pending", assigned: str = "", q: str = "", team: int | None = None) -> QuerySet:
+    """Finished runs of the caller's teams with their review state ('pending' when never opened)."""
+    runs = (run_list_for(user=user).filter(status=JudgmentRun.Status.DONE)
+            .select_related("case", "case__team", "requested_by", "review", "review__assigned_to")
+            .annotate(review_status=Coalesce(F("review__status"), Value(Review.Status.PENDING)),
+                      n_results=Count("results", distinct=True)))
+    if status and status != "all":
+        runs = runs.filter(review_status=status)
+    if assigned == "me":
+        runs = runs.filter(review__assigned_to=user)
+    elif assigned == "none":
+        runs = runs.filter(Q(review__isnull=True) | Q(review__assigned_to__isnull=True))
+    if team:
+        runs = runs.filter(case__team_id=team)
+    q = (q or "").strip()
+    if q:
+        runs = runs.filter(Q(case__title__icontains=q) | (Q(pk=int(q)) if q.isdigit() else Q(pk__in=[])))
+    decided = Decision.objects.filter(review__run=OuterRef("pk")).order_by("-decided_at", "-pk")
+    runs = runs.annotate(decided_at=Subquery(decided.values("decided_at")[:1]))
+    # Oldest first while waiting (first come, first reviewed); newest first once decided.
+    return runs.order_by("finished_at", "pk") if status == "pending" else runs.order_by("-finished_at", "-pk")
+
+
+def queue_counts(*, user) -> dict[str, int]:
+    rows = (run_list_for(user=user).filter(status=JudgmentRun.Status.DONE)
+            .annotate(review_status=Coalesce(F("review__status"), Value(Review.Status.PENDING)))
+            .values("review_status").annotate(n=Count("pk")))
+    counts = {s: 0 for s in QUEUE_STATUSES}
+    for row in rows:
+        counts[row["review_status"]] = row["n"]
+        counts["all"] += row["n"]
+    counts["mine"] = run_list_for(user=user).filter(status=JudgmentRun.Status.DONE, review__assigned_to=user,
+                                                    review__status=Review.Status.PENDING).count()
+    return counts
+
+
+def review_run_get_for(*, user, run_pk: int) -> JudgmentRun:
+    return get_object_or_404(run_list_for(user=user).filter(status=JudgmentRun.Status.DONE)
+                             .select_related("case", "case__team", "requested_by"), pk=run_pk)
+
+
+def review_items_by_result(review: Review) -> dict[int, dict[tuple[str, str], ReviewItem]]:
+    out: dict[int, dict[tuple[str, str], ReviewItem]] = {}
+    for item in ReviewItem.objects.filter(review=review, version=review.version).select_related("actor"):
+        out.setdefault(item.result_id, {})[(item.target, item.ref)] = item
+    return out
+
+
+def review_progress(review: Review, results) -> dict:
+    """How many reviewable items (evidence items and checklist verdicts) have been accepted or overridden."""
+    decided = review_items_by_result(review)
+    total = done = 0
+    for r in results:
+        refs = reviewable_refs(r.bundle or {})
+        total += len(refs)
+        done += sum(1 for ref in refs if ref in decided.get(r.pk, {}))
+    return {"total": total, "done": done}
+
+
+def reviewable_refs(bundle: dict) -> list[tuple[str, str]]:
+    """The evidence items and checklist verdicts a reviewer can accept or override, in page order."""
+    audit = bundle.get("audit") or {}
+    refs: list[tuple[str, str]] = []
+    for e in (bundle.get("judgment") or {}).get("evidence") or []:
+        if e.get("kind") in ("article", "precedent", "interpretation"):
+            refs.append((e["kind"], str(e["pk"])))
+    for a in audit.get("articles") or []:
+        for i in a.get("items") or []:
+            refs.append(("item", f"{a['article_pk']}:{i['item_pk']}"))
+    seen, out = set(), []
+    for ref in refs:
+        if ref not in seen:
+            seen.add(ref)
+            out.append(ref)
+    return out

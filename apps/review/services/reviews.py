@@ -1,0 +1,292 @@
+"""Reviewing a finished run: assignment, per-item accept/override with a what-if, four-eyes decisions,
+and the invalidation of an approval whose snapshot no longer matches.
+
+Every change is written with its audit event in one transaction. A refused
+decision (four-eyes) is audited too, in a transaction of its own, before the
+refusal is raised.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from apps.accounts.models import Role
+from apps.audit.services import audit_append
+from apps.cases.models import DefendantResult, JudgmentRun
+from apps.review.models import REASON_MAX, Decision, Review, ReviewItem, WhatIf
+from apps.review.services.snapshot import snapshot_build, snapshot_changes, snapshot_hash
+
+
+class ReviewConflict(Exception):
+    """The review changed under the caller (already decided, a newer version, not awaiting review): HTTP 409."""
+
+
+class FourEyesViolation(PermissionDenied):
+    """The submitter of a run tried to review it."""
+
+
+def _reason(reason: str | None, *, field: str = "reason") -> str:
+    text = (reason or "").strip()
+    if not text:
+        raise ValidationError({field: _("A reason is required.")})
+    if len(text) > REASON_MAX:
+        raise ValidationError({field: _("The reason is too long (at most %(n)d characters).") % {"n": REASON_MAX}})
+    return text
+
+
+def _require_reviewer(user) -> None:
+    if not user.has_role(Role.REVIEWER):
+        raise PermissionDenied(_("Only reviewers can review runs."))
+
+
+def _four_eyes(review: Review, user, *, what: str) -> None:
+    """The submitter of a run never reviews it. The refusal is audited (committed) before it is raised."""
+    if review.run.requested_by_id is not None and review.run.requested_by_id == user.pk:
+        with transaction.atomic():
+            audit_append(action="review.denied", obj=review, actor=user,
+                         after={"attempted": what, "rule": "four-eyes", "run": review.run_id})
+        raise FourEyesViolation(_("You submitted this run: another reviewer must review it."))
+
+
+def review_for_run(run: JudgmentRun) -> Review:
+    """The run's review, created when first needed. Only a finished ('done') run can be reviewed."""
+    if run.status != JudgmentRun.Status.DONE:
+        raise ReviewConflict(_("Only a finished run can be reviewed."))
+    review, _created = Review.objects.get_or_create(run=run)
+    return review
+
+
+def _locked(review: Review) -> Review:
+    return Review.objects.select_for_update().select_related("run", "run__case").get(pk=review.pk)
+
+
+def _pending(review: Review, version: int | None) -> None:
+    if review.status != Review.Status.PENDING:
+        raise ReviewConflict(_("This run was already decided (%(status)s).") % {"status": review.get_status_display()})
+    if version is not None and version != review.version:
+        raise ReviewConflict(_("The review changed since you opened it; reload the page."))
+
+
+def review_assign(*, review: Review, user, assignee) -> Review:
+    """Assign the review to a reviewer (or to nobody with ``assignee=None``)."""
+    _require_reviewer(user)
+    if assignee is not None:
+        _require_reviewer(assignee)
+        if review.run.requested_by_id == assignee.pk:
+            raise ValidationError(_("The submitter of a run cannot be assigned to review it."))
+    with transaction.atomic():
+        locked = _locked(review)
+        before = locked.assigned_to_id
+        locked.assigned_to = assignee
+        locked.save(update_fields=["assigned_to", "updated_at"])
+        audit_append(action="review.assign", obj=locked, actor=user, before={"assigned_to": before},
+                     after={"assigned_to": assignee.pk if assignee else None})
+    return locked
+
+
+# --- per-item accept / override, and the what-if ------------------------------------------
+
+
+def _item_view(item: ReviewItem | None) -> dict | None:
+    if item is None:
+        return None
+    return {"target": item.target, "ref": item.ref, "action": item.action, "value": item.value, "reason": item.reason}
+
+
+def review_item_set(*, review: Review, result: DefendantResult, target: str, ref: str, action: str,
+                    value: bool | None = None, reason: str = "", user, version: int | None = None) -> ReviewItem:
+    """Accept an evidence item or checklist verdict, or override it with a required reason.
+    An override (or its change) runs the Adjudicator again on the changed evidence (the what-if)."""
+    _require_reviewer(user)
+    _four_eyes(review, user, what=f"{action} {target}")
+    if target not in ReviewItem.Target.values:
+        raise ValidationError({"target": _("Unknown evidence kind.")})
+    if action not in ReviewItem.Action.values:
+        raise ValidationError({"action": _("Unknown action.")})
+    if result.run_id != review.run_id:
+        raise ValidationError(_("This result belongs to another run."))
+    if action == ReviewItem.Action.OVERRIDE:
+        reason = _reason(reason)
+        if value is None:
+            raise ValidationError({"value": _("Say what the override sets.")})
+    else:
+        reason, value = (reason or "").strip()[:REASON_MAX], None
+    _check_ref(result, target, ref)
+    with transaction.atomic():
+        locked = _locked(review)
+        _pending(locked, version)
+        existing = ReviewItem.objects.filter(review=locked, version=locked.version, result=result, target=target,
+                                             ref=ref).first()
+        before = _item_view(existing)
+        item, _created = ReviewItem.objects.update_or_create(
+            review=locked, version=locked.version, result=result, target=target, ref=ref,
+            defaults={"action": action, "value": value, "reason": reason, "actor": user})
+        audit_append(action=f"review.{action}", obj=locked, actor=user, before=before,
+                     after={**_item_view(item), "result": result.position, "version": locked.version}, reason=reason)
+        if action == ReviewItem.Action.OVERRIDE or (before and before["action"] == ReviewItem.Action.OVERRIDE):
+            whatif_compute(review=locked, result=result)
+    return item
+
+
+def review_item_undo(*, review: Review, item: ReviewItem, user, version: int | None = None) -> None:
+    """Withdraw an accept or override (undo); the what-if is computed again without it."""
+    _require_reviewer(user)
+    _four_eyes(review, user, what="undo")
+    with transaction.atomic():
+        locked = _locked(review)
+        _pending(locked, version)
+        if item.review_id != locked.pk or item.version != locked.version:
+            raise ReviewConflict(_("This item belongs to another review version."))
+        before, result = _item_view(item), item.result
+        item.delete()
+        audit_append(action="review.undo", obj=locked, actor=user, before=before,
+                     after={"result": result.position, "version": locked.version})
+        whatif_compute(review=locked, result=result)
+
+
+def _check_ref(result: DefendantResult, target: str, ref: str) -> None:
+    """The reference must name something in this result's evidence bundle."""
+    audit = (result.bundle or {}).get("audit") or {}
+    research = (result.bundle or {}).get("research") or {}
+    articles = audit.get("articles") or []
+    known: set[str]
+    if target == ReviewItem.Target.ITEM:
+        known = {f"{a['article_pk']}:{i['item_pk']}" for a in articles for i in a.get("items") or []}
+    elif target == ReviewItem.Target.ARTICLE:
+        known = {str(a["article_pk"]) for a in articles}
+    elif target == ReviewItem.Target.PRECEDENT:
+        known = {str(pk) for pk in research.get("candidate_cases") or []}
+    else:
+        known = {str(pk) for a in articles for pk in a.get("interpretations") or []}
+        known |= {str(e["pk"]) for e in ((result.bundle or {}).get("judgment") or {}).get("evidence") or []
+                  if e.get("kind") == "interpretation"}
+    if ref not in known:
+        raise ValidationError(_("That item is not part of this result's evidence."))
+
+
+def _overrides(review: Review, result: DefendantResult):
+    from worker.agents.whatif import Override
+
+    items = ReviewItem.objects.filter(review=review, version=review.version, result=result,
+                                      action=ReviewItem.Action.OVERRIDE).order_by("target", "ref")
+    return [Override(i.target, i.ref, bool(i.value), i.reason) for i in items]
+
+
+def whatif_compute(*, review: Review, result: DefendantResult) -> WhatIf | None:
+    """Run only the Adjudicator again with the version's overrides; no overrides → no what-if."""
+    from apps.graph.services.reasoning import strategy_build
+    from apps.graph.store import AgeGraphStore
+    from worker.agents.whatif import OverrideInvalid, readjudicate
+
+    overrides = _overrides(review, result)
+    if not overrides:
+        WhatIf.objects.filter(review=review, version=review.version, result=result).delete()
+        return None
+    digest = hashlib.sha256(json.dumps([o.__dict__ for o in overrides], ensure_ascii=False, sort_keys=True)
+                            .encode()).hexdigest()
+    bundle, error = None, ""
+    try:
+        strategy = strategy_build(review.run.strategy)
+        bundle = readjudicate(result.bundle or {}, overrides, strategy=strategy, graph=AgeGraphStore()).to_dict()
+    except OverrideInvalid as exc:
+        raise ValidationError(str(exc)) from exc
+    except Exception as exc:  # the model may be unavailable: the what-if says so, nothing is invented
+        error = f"{type(exc).__name__}: {exc}"[:2000]
+    whatif, _created = WhatIf.objects.update_or_create(
+        review=review, version=review.version, result=result,
+        defaults={"overrides_sha256": digest, "bundle": bundle, "error": error})
+    return whatif
+
+
+# --- decisions ----------------------------------------------------------------------------
+
+
+def decision_make(*, review: Review, kind: str, reason: str, user, version: int | None = None) -> Decision:
+    """Approve, reject or return the run, with a reason. Four-eyes; one decision per review version:
+    of two reviewers deciding at once, one succeeds and the other gets ReviewConflict."""
+    _require_reviewer(user)
+    if kind not in Decision.Kind.values:
+        raise ValidationError({"kind": _("Choose approve, reject or return.")})
+    reason = _reason(reason)
+    _four_eyes(review, user, what=f"decision {kind}")
+    status = {Decision.Kind.APPROVE: Review.Status.APPROVED, Decision.Kind.REJECT: Review.Status.REJECTED,
+              Decision.Kind.RETURN: Review.Status.RETURNED}[kind]
+    with transaction.atomic():
+        locked = _locked(review)
+        _pending(locked, version)
+        snapshot, digest = None, ""
+        if kind == Decision.Kind.APPROVE:
+            failed = [w.result.defendant for w in WhatIf.objects.filter(review=locked, version=locked.version)
+                      .exclude(error="").select_related("result")]
+            if failed:
+                raise ValidationError(_("The what-if could not be computed for %(names)s; remove the overrides "
+                                        "or retry before approving.") % {"names": "、".join(failed)})
+            snapshot = snapshot_build(locked)
+            digest = snapshot_hash(snapshot)
+        try:
+            with transaction.atomic():
+                decision = Decision.objects.create(review=locked, version=locked.version, kind=kind, reason=reason,
+                                                   reviewer=user, submitter_id=locked.run.requested_by_id,
+                                                   snapshot=snapshot, snapshot_sha256=digest)
+        except IntegrityError as exc:
+            raise ReviewConflict(_("Another decision was recorded for this review version.")) from exc
+        before = locked.status
+        locked.status = status
+        locked.save(update_fields=["status", "updated_at"])
+        audit_append(action=f"review.{kind}", obj=locked, actor=user, reason=reason,
+                     before={"status": before, "version": locked.version},
+                     after={"status": status, "version": locked.version, "decision": decision.pk,
+                            "snapshot_sha256": digest})
+    return decision
+
+
+def approval_current(review: Review) -> Decision | None:
+    return review.decisions.filter(version=review.version, kind=Decision.Kind.APPROVE, valid=True).first()
+
+
+def approval_verify(review: Review) -> Decision | None:
+    """Recompute the snapshot of the review's valid approval; on any difference, invalidate the
+    approval and return the run to review (a new review version). Returns the invalidated decision."""
+    decision = approval_current(review)
+    if decision is None:
+        return None
+    current = snapshot_build(review, version=decision.version)
+    if snapshot_hash(current) == decision.snapshot_sha256:
+        return None
+    with transaction.atomic():
+        locked = _locked(review)
+        decision = Decision.objects.select_for_update().get(pk=decision.pk)
+        if not decision.valid or locked.version != decision.version:
+            return None
+        what = snapshot_changes(decision.snapshot or {}, current)
+        decision.valid = False
+        decision.invalidated_at = timezone.now()
+        decision.invalidation_reason = "changed since approval: " + "; ".join(what)
+        decision.save(update_fields=["valid", "invalidated_at", "invalidation_reason"])
+        locked.status = Review.Status.PENDING
+        locked.version += 1
+        locked.save(update_fields=["status", "version", "updated_at"])
+        audit_append(action="review.invalidate", obj=locked, reason=decision.invalidation_reason,
+                     before={"status": Review.Status.APPROVED, "version": decision.version,
+                             "snapshot_sha256": decision.snapshot_sha256},
+                     after={"status": Review.Status.PENDING, "version": locked.version,
+                            "snapshot_sha256": snapshot_hash(current)})
+    return decision
+
+
+def approvals_verify_all() -> tuple[int, list[Decision]]:
+    """Verify every approved review; returns (how many were checked, the invalidated decisions)."""
+    reviews = Review.objects.filter(status=Review.Status.APPROVED).select_related("run")
+    checked, invalidated = 0, []
+    for review in reviews.iterator():
+        checked += 1
+        decision = approval_verify(review)
+        if decision is not None:
+            invalidated.append(decision)
+    return checked, invalidated

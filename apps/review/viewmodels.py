@@ -1,0 +1,90 @@
+"""What the review page shows: the evidence viewer with a control per evidence item and
+checklist verdict, the what-if beside the original, the decision history."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+
+from apps.cases.selectors import evidence_context
+from apps.review.models import Review, ReviewItem, WhatIf
+from apps.review.selectors import review_items_by_result, review_progress
+from apps.review.services.holds import hold_active
+from apps.review.services.reviews import approval_current
+
+# What an override sets, in words, per target and value.
+VALUE_LABELS = {
+    ("item", True): "satisfied", ("item", False): "not shown",
+    ("article", True): "applies", ("article", False): "does not apply",
+    ("precedent", True): "kept as evidence", ("precedent", False): "excluded",
+    ("interpretation", True): "kept as evidence", ("interpretation", False): "excluded",
+}
+
+
+def value_label(target: str, value: bool | None) -> str:
+    label = VALUE_LABELS.get((target, bool(value)), "")
+    return _(label) if label else ""
+
+
+def _control(target: str, ref: str, anchor: str, current: bool, items: dict) -> dict:
+    """One accept/override control; ``current`` is what the run decided (the override offers the opposite)."""
+    item: ReviewItem | None = items.get((target, ref))
+    return {
+        "target": target, "ref": ref, "anchor": anchor, "item": item,
+        "state": item.action if item else "",
+        "value_label": value_label(target, item.value) if item and item.action == "override" else "",
+        "offer": not current, "offer_label": value_label(target, not current),
+    }
+
+
+def annotate(ev: dict, items: dict) -> dict:
+    """Attach a review control to every evidence item, article and checklist verdict of ``ev``."""
+    by_key = {a["key"]: a for a in ev.get("articles") or []}
+    for e in (ev.get("judgment") or {}).get("evidence") or []:
+        kind = e.get("kind")
+        if kind == "checklist":
+            article = by_key.get(e.get("ref"))
+            if article:
+                e["review"] = _control("item", f"{article['article_pk']}:{e['pk']}", e["anchor"], True, items)
+        elif kind in ("article", "precedent", "interpretation"):
+            e["review"] = _control(kind, str(e["pk"]), e["anchor"], True, items)
+    for p in ev.get("precedents") or []:
+        p["review"] = _control("precedent", str(p["pk"]), p["anchor"], True, items)
+    for a in ev.get("articles") or []:
+        a["review"] = _control("article", str(a["article_pk"]), a["anchor"], bool(a.get("passed")), items)
+        for i in a.get("items") or []:
+            i["review"] = _control("item", f"{a['article_pk']}:{i['item_pk']}", i["anchor"], bool(i.get("satisfied")),
+                                   items)
+    return ev
+
+
+def _outcome(ev: dict) -> dict:
+    j = ev.get("judgment") or {}
+    return {"status": ev.get("status"), "status_label": ev.get("status_label"), "ok": ev.get("ok"),
+            "message": ev.get("message"), "charges": j.get("charges") or [], "articles": j.get("articles") or [],
+            "term": (j.get("term") or {}).get("label") if j.get("term") else "", "reasoning": j.get("reasoning") or [],
+            "evidence": j.get("evidence") or []}
+
+
+def review_page_context(*, review: Review, user, position: int) -> dict:
+    run = review.run
+    results = list(run.results.order_by("position"))
+    result = next((r for r in results if r.position == position), results[0] if results else None)
+    items = review_items_by_result(review)
+    ev = annotate(evidence_context(result.bundle), items.get(result.pk, {})) if result else {}
+    whatif = WhatIf.objects.filter(review=review, version=review.version, result=result).first() if result else None
+    whatif_ev = evidence_context(whatif.bundle) if whatif and whatif.bundle else None
+    overrides = [i for i in items.get(result.pk, {}).values() if i.action == ReviewItem.Action.OVERRIDE] if result else []
+    is_submitter = run.requested_by_id == user.pk
+    pending = review.status == Review.Status.PENDING
+    return {
+        "run": run, "review": review, "results": results, "result": result, "bundle": result.bundle if result else {},
+        "ev": ev, "whatif": whatif, "original": _outcome(ev) if ev else None,
+        "changed": _outcome(whatif_ev) if whatif_ev else None,
+        "overrides": [{"item": i, "value_label": value_label(i.target, i.value)} for i in overrides],
+        "decisions": list(review.decisions.select_related("reviewer").order_by("-decided_at", "-pk")),
+        "approval": approval_current(review), "is_submitter": is_submitter,
+        "can_edit": pending and not is_submitter, "progress": review_progress(review, results),
+        "hold": hold_active(run.case),
+        "rv": {"position": result.position if result else 0, "version": review.version,
+               "editable": pending and not is_submitter},
+    }

@@ -1,0 +1,196 @@
+"""Pages for reviewers. Thin: parse, call one service or selector, render or redirect.
+
+Reads go through apps.review.selectors (the caller's teams, 404 otherwise);
+every write needs the reviewer role, checked again in the services.
+"""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from apps.accounts.models import Role
+from apps.accounts.permissions import role_required
+from apps.accounts.selectors import team_list_for
+from apps.cases.selectors import case_get_for, evidence_context
+from apps.review import memo
+from apps.review.models import ReviewItem
+from apps.review.selectors import QUEUE_STATUSES, queue_counts, queue_runs, review_run_get_for
+from apps.review.services.holds import legal_hold_release, legal_hold_set
+from apps.review.services.reviews import (
+    ReviewConflict,
+    approval_current,
+    approval_verify,
+    decision_make,
+    review_assign,
+    review_for_run,
+    review_item_set,
+    review_item_undo,
+)
+from apps.review.viewmodels import review_page_context
+
+PAGE_SIZE = 25
+
+
+def _errors(request, exc: ValidationError) -> None:
+    for message in exc.messages:
+        messages.error(request, message)
+
+
+def _back(run_pk: int, position: int | None = None, anchor: str = ""):
+    url = reverse("review:review_detail", args=[run_pk])
+    if position is not None:
+        url += f"?d={position}"
+    return redirect(url + (f"#{anchor}" if anchor else ""))
+
+
+@role_required(Role.REVIEWER)
+def queue(request):
+    status = request.GET.get("status", "pending")
+    status = status if status in QUEUE_STATUSES else "pending"
+    assigned = request.GET.get("assigned", "")
+    team = request.GET.get("team", "")
+    team = int(team) if team.isdigit() else None
+    runs = queue_runs(user=request.user, status=status, assigned=assigned, q=request.GET.get("q", ""), team=team)
+    page = Paginator(runs, PAGE_SIZE).get_page(request.GET.get("page"))
+    counts = queue_counts(user=request.user)
+    return render(request, "review/queue.html", {
+        "page": page, "status": status, "assigned": assigned, "team": team, "q": request.GET.get("q", ""),
+        "counts": counts, "teams": team_list_for(user=request.user),
+        "statuses": [(s, _label(s), counts[s]) for s in QUEUE_STATUSES],
+    })
+
+
+def _label(status: str) -> str:
+    return {"pending": _("awaiting review"), "approved": _("approved"), "rejected": _("rejected"),
+            "returned": _("returned to staff"), "all": _("all")}[status]
+
+
+@role_required(Role.REVIEWER)
+def review_detail(request, pk: int):
+    run = review_run_get_for(user=request.user, run_pk=pk)
+    review = review_for_run(run)
+    invalidated = approval_verify(review)
+    if invalidated is not None:
+        review.refresh_from_db()
+        messages.warning(request, _("The approval was invalidated: %(why)s. The run is back in review.")
+                         % {"why": invalidated.invalidation_reason})
+    position = request.GET.get("d", "0")
+    context = review_page_context(review=review, user=request.user,
+                                  position=int(position) if position.isdigit() else 0)
+    return render(request, "review/review_detail.html", context)
+
+
+def _review_of(request, pk: int):
+    return review_for_run(review_run_get_for(user=request.user, run_pk=pk))
+
+
+def _version(request) -> int | None:
+    value = request.POST.get("version", "")
+    return int(value) if value.isdigit() else None
+
+
+@require_POST
+@role_required(Role.REVIEWER)
+def item_set(request, pk: int):
+    review = _review_of(request, pk)
+    position = request.POST.get("position", "")
+    result = get_object_or_404(review.run.results, position=int(position) if position.isdigit() else -1)
+    value = {"1": True, "0": False}.get(request.POST.get("value", ""))
+    try:
+        review_item_set(review=review, result=result, target=request.POST.get("target", ""),
+                        ref=request.POST.get("ref", ""), action=request.POST.get("action", ""), value=value,
+                        reason=request.POST.get("reason", ""), user=request.user, version=_version(request))
+    except ValidationError as exc:
+        _errors(request, exc)
+    except ReviewConflict as exc:
+        messages.error(request, str(exc))
+    return _back(pk, result.position, request.POST.get("anchor", ""))
+
+
+@require_POST
+@role_required(Role.REVIEWER)
+def item_undo(request, pk: int, item_pk: int):
+    review = _review_of(request, pk)
+    item = get_object_or_404(ReviewItem, pk=item_pk, review=review)
+    try:
+        review_item_undo(review=review, item=item, user=request.user, version=_version(request))
+    except ReviewConflict as exc:
+        messages.error(request, str(exc))
+    return _back(pk, item.result.position, request.POST.get("anchor", ""))
+
+
+@require_POST
+@role_required(Role.REVIEWER)
+def decide(request, pk: int):
+    review = _review_of(request, pk)
+    try:
+        decision = decision_make(review=review, kind=request.POST.get("kind", ""), reason=request.POST.get("reason", ""),
+                                 user=request.user, version=_version(request))
+    except ValidationError as exc:
+        _errors(request, exc)
+    except ReviewConflict as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, _("Decision recorded: %(kind)s.") % {"kind": decision.get_kind_display()})
+    return _back(pk)
+
+
+@require_POST
+@role_required(Role.REVIEWER)
+def assign(request, pk: int):
+    review = _review_of(request, pk)
+    assignee = request.user if request.POST.get("to") == "me" else None
+    try:
+        review_assign(review=review, user=request.user, assignee=assignee)
+    except ValidationError as exc:
+        _errors(request, exc)
+    return redirect(request.POST.get("next") or reverse("review:queue"))
+
+
+@role_required(Role.REVIEWER)
+def memo_export(request, pk: int, fmt: str):
+    review = _review_of(request, pk)
+    if approval_verify(review) is not None or approval_current(review) is None:
+        raise Http404(_("Only an approved run with a valid approval can be exported."))
+    if fmt == "docx":
+        content, content_type = memo.memo_docx(review), memo.DOCX_TYPE
+    elif fmt == "pdf":
+        content = memo.memo_pdf(review, request=request)
+        if content is None:
+            return HttpResponse(_("No PDF renderer is installed on this server; download the DOCX memo."),
+                                status=501, content_type="text/plain; charset=utf-8")
+        content_type = "application/pdf"
+    else:
+        raise Http404
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="lextrace-run-{review.run_id}-memo.{fmt}"'
+    return response
+
+
+@role_required(Role.REVIEWER)
+def memo_preview(request, pk: int):
+    """The memo as a printable page (also what the PDF is rendered from)."""
+    review = _review_of(request, pk)
+    if approval_current(review) is None:
+        raise Http404
+    return render(request, "review/memo.html", memo.memo_context(review))
+
+
+@require_POST
+def hold(request, case_pk: int, action: str):
+    case = case_get_for(user=request.user, pk=case_pk)
+    try:
+        if action == "set":
+            legal_hold_set(case=case, reason=request.POST.get("reason", ""), user=request.user)
+            messages.success(request, _("The case is now under legal hold."))
+        else:
+            legal_hold_release(case=case, reason=request.POST.get("reason", ""), user=request.user)
+            messages.success(request, _("The legal hold was released."))
+    except ValidationError as exc:
+        _errors(request, exc)
+    return redirect("cases:case_detail", pk=case.pk)
