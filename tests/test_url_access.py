@@ -10,6 +10,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 PUBLIC = {
     "accounts/login/",
     "healthz",
+    "ping",
     "health/",
     "i18n/setlang/",
     "admin/login/",

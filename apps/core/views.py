@@ -1,5 +1,5 @@
 from django.contrib.auth.decorators import login_not_required
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
@@ -13,6 +13,13 @@ from apps.core.services import worker_ping_request
 
 def home(request):
     return render(request, "core/home.html", {"teams": team_list_for(user=request.user)})
+
+
+@login_not_required
+@never_cache
+def ping(request):
+    """The cheapest full request through the middleware stack: the baseline of the web benchmark (P8)."""
+    return HttpResponse("pong", content_type="text/plain")
 
 
 @login_not_required

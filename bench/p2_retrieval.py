@@ -1,0 +1,63 @@
+"""P2: retrieval per defendant, all paths (the Researcher: R_sem, R_com, R_chg, R_art, and the
+articles of the retrieved cases) against the live graph and indexes.
+
+Baseline, same run and same focused facts, interleaved: vector-only top-k — one dense
+(pgvector HNSW) search of the precedents with the query embedded, k = the pipeline's k.
+The strategy's focus, features and pre-judged charges are computed beforehand and not timed.
+Goals: p50 ≤ 5× the baseline p50, and ≤ 100 ms.
+"""
+
+from __future__ import annotations
+
+import time
+
+from bench.common import Context, goal, row, spread
+
+
+def run(ctx: Context) -> list[dict]:
+    from apps.corpus.models import SearchIndex
+    from apps.corpus.search_service import dense_search
+    from apps.graph.retriever import DbRetriever
+    from apps.graph.services.reasoning import statistical_strategy
+    from apps.graph.store import AgeGraphStore
+    from worker.agents.pipeline import Params, research
+    from worker.agents.types import CaseInput
+
+    strategy, graph, retriever, params = statistical_strategy(), AgeGraphStore(), DbRetriever(), Params()
+    inputs = []
+    for record in ctx.eval_cases(ctx.size(40, 5)):
+        case = CaseInput(facts=record["fact"], defendants=tuple(record.get("defendants", ())[:1]))
+        focus = strategy.focus(case, case.defendants[0] if case.defendants else "")
+        features, query_text = strategy.features(focus)
+        inputs.append((case, focus, features, query_text, strategy.prejudge(focus, params.max_charges)))
+
+    def full(args):
+        case, focus, features, query_text, prejudged = args
+        return research(case, focus, features, query_text, prejudged, graph=graph, retriever=retriever, params=params)
+
+    def vector_only(args):
+        return dense_search(target=SearchIndex.Target.PRECEDENTS, query=args[1], k=params.k)
+
+    full(inputs[0]), vector_only(inputs[0])  # warm: tokenizer, models, prepared plans
+    repeats = ctx.size(3, 1)
+    t_full, t_vec, hits = [], [], []
+    for _ in range(repeats):
+        for args in inputs:
+            t = time.perf_counter()
+            found = full(args)
+            t_full.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            vector_only(args)
+            t_vec.append(time.perf_counter() - t)
+            hits.append(len(found.hits))
+    s_full, s_vec = spread([x * 1000 for x in t_full]), spread([x * 1000 for x in t_vec])
+    ratio = s_full["p50"] / s_vec["p50"]
+    return [row(
+        "P2", "retrieval per defendant, all paths (p50)", s_full["p50"], "ms",
+        baseline=f"vector-only top-{params.k} (dense HNSW search of the precedents, query embedded), same run",
+        baseline_value=s_vec["p50"], ratio=ratio, stats=s_full, baseline_stats=s_vec,
+        goals=[goal("p50 ≤ 5× vector-only p50", None if ctx.tiny else ratio <= 5),
+               goal("p50 ≤ 100 ms", None if ctx.tiny else s_full["p50"] <= 100)],
+        details={"defendants": len(inputs), "repeats": repeats, "hits_p50": sorted(hits)[len(hits) // 2],
+                 "paths": list(params.paths)},
+    )]
