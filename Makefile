@@ -1,5 +1,5 @@
 # The two README commands: `make demo` runs the product, `make test` the tests.
-.PHONY: demo test train bootstrap services-start services-stop services-status migrate shell bench-import bench-search bench-graph bench-pipeline bench-llm-cost llm-fetch llm-start llm-stop llm-demo
+.PHONY: demo test chaos train bootstrap services-start services-stop services-status migrate shell bench-import bench-search bench-graph bench-pipeline bench-llm-cost llm-fetch llm-start llm-stop llm-demo
 
 demo:
 	bash scripts/bootstrap.sh
@@ -8,6 +8,12 @@ demo:
 test:
 	bash scripts/bootstrap.sh dev
 	bash scripts/test.sh $(ARGS)
+
+# Tier N of RELIABILITY.md: kills and restarts services (scratch Redis and PostgreSQL on free
+# loopback ports, never the dev ones); results go to test-artifacts/chaos-junit.xml and docs/RELIABILITY.md.
+chaos:
+	bash scripts/bootstrap.sh dev
+	bash scripts/test.sh -m n tests/chaos -v -rA --junitxml=test-artifacts/chaos-junit.xml $(ARGS)
 
 # Every statistical model from the current corpus in DB_NAME, on 2 cores; activated only if the gate passes.
 train:

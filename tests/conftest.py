@@ -26,6 +26,31 @@ hypothesis_settings.register_profile("lextrace", deadline=None, derandomize=True
 hypothesis_settings.load_profile("lextrace")
 
 
+# Tiers of ../shared/RELIABILITY.md (docs/RELIABILITY.md maps each scenario to its tests).
+TIERS = ("p", "c", "n", "gpu")
+_HEAVY = ("worker", "browser", "llm")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Give every test a tier marker and leave N (chaos) and G (GPU) tests out unless -m asks for them.
+
+    A test without an explicit tier is C when it starts real processes (worker, browser, LLM server),
+    P otherwise. `make test` runs P and C; `make chaos` runs `-m n`.
+    """
+    for item in items:
+        if not any(item.get_closest_marker(t) for t in TIERS):
+            heavy = any(item.get_closest_marker(m) for m in _HEAVY)
+            item.add_marker(pytest.mark.c if heavy else pytest.mark.p)
+    if config.getoption("markexpr", ""):
+        return
+    kept, left_out = [], []
+    for item in items:
+        (left_out if item.get_closest_marker("n") or item.get_closest_marker("gpu") else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
+
+
 class Personas:
     """Staff of team A, staff of team B, a reviewer of both, an admin, and anonymous."""
 

@@ -24,7 +24,6 @@ import logging
 import os
 import time
 from contextlib import contextmanager
-from functools import partial
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -94,13 +93,19 @@ def ablation_options() -> list[tuple[str, str]]:
     return [(name, ABLATION_LABELS.get(name, name)) for name in ABLATIONS]
 
 
-def _check_parameters(strategy: str, ablation: str) -> None:
+def mode_options() -> list[tuple[str, str]]:
+    return list(JudgmentRun.Mode.choices)
+
+
+def _check_parameters(strategy: str, ablation: str, mode: str = JudgmentRun.Mode.FIXED) -> None:
     if strategy not in JudgmentRun.Strategy.values:
         raise ValidationError({"strategy": _("Unknown strategy.")})
     if strategy == JudgmentRun.Strategy.LLM and not llm_configured():
         raise ValidationError({"strategy": _("No LLM server is configured; use the statistical strategy.")})
     if ablation not in ABLATIONS:
         raise ValidationError({"ablation": _("Unknown ablation.")})
+    if mode not in JudgmentRun.Mode.values:
+        raise ValidationError({"mode": _("Unknown retrieval mode.")})
 
 
 # --- web side ---------------------------------------------------------------------------
@@ -113,21 +118,27 @@ def _enqueue(run: JudgmentRun) -> None:
     # rolled-back request sends nothing. One message per run. If the broker cannot take it,
     # the error is logged and the committed run stays 'queued' for the reconciler
     # (apps.cases.services.reconcile), instead of failing a request whose run is already stored.
-    transaction.on_commit(partial(judgment_run_execute.delay, run.pk), robust=True)
+    run_id = run.pk
+
+    def send_run_message():  # a named function: Django logs a robust callback's error by its __qualname__
+        judgment_run_execute.delay(run_id)
+
+    transaction.on_commit(send_run_message, robust=True)
 
 
 @transaction.atomic
 def judgment_request(*, case: Case, user, strategy: str = JudgmentRun.Strategy.STATISTICAL,
-                     ablation: str = "full") -> JudgmentRun:
+                     ablation: str = "full", mode: str = JudgmentRun.Mode.FIXED) -> JudgmentRun:
     """Create a run of the case as it is now and queue it."""
-    _check_parameters(strategy, ablation)
+    _check_parameters(strategy, ablation, mode)
     # Read the facts and the version together, so the snapshot is one version of the case.
     current = Case.objects.select_for_update().get(pk=case.pk)
-    run = JudgmentRun.objects.create(case=current, requested_by=user, strategy=strategy, ablation=ablation,
+    run = JudgmentRun.objects.create(case=current, requested_by=user, strategy=strategy, ablation=ablation, mode=mode,
                                      case_version=current.version, facts=current.facts,
                                      defendants=list(current.defendants), offence_date=current.offence_date)
     audit_append(action="run.request", obj=run, actor=user,
-                 after={"case": current.pk, "case_version": current.version, "strategy": strategy, "ablation": ablation})
+                 after={"case": current.pk, "case_version": current.version, "strategy": strategy, "ablation": ablation,
+                        "mode": mode})
     _enqueue(run)
     return run
 
@@ -138,13 +149,13 @@ def judgment_retry(*, run: JudgmentRun, user) -> JudgmentRun:
     run = JudgmentRun.objects.select_for_update().get(pk=run.pk)
     if run.status not in (JudgmentRun.Status.FAILED, JudgmentRun.Status.CANCELLED):
         raise ValidationError(_("Only a failed or cancelled run can be retried."))
-    _check_parameters(run.strategy, run.ablation)
+    _check_parameters(run.strategy, run.ablation, run.mode)
     new = JudgmentRun.objects.create(case_id=run.case_id, requested_by=user, strategy=run.strategy,
-                                     ablation=run.ablation, case_version=run.case_version, facts=run.facts,
+                                     ablation=run.ablation, mode=run.mode, case_version=run.case_version, facts=run.facts,
                                      defendants=list(run.defendants), offence_date=run.offence_date, retry_of=run)
     audit_append(action="run.retry", obj=new, actor=user, before={"run": run.pk, "status": run.status},
                  after={"case": run.case_id, "case_version": run.case_version, "strategy": run.strategy,
-                        "ablation": run.ablation})
+                        "ablation": run.ablation, "mode": run.mode})
     _enqueue(new)
     return new
 
@@ -321,7 +332,7 @@ def _execute(attempt: RunAttempt) -> None:
                      ref=f"run:{run.pk}")
     try:
         bundles = judgment_compute(case=case, ablation=run.ablation, strategy=strategy_build(run.strategy),
-                                   progress=_Progress(attempt))
+                                   progress=_Progress(attempt), mode=run.mode)
         missing = [b.defendant for b in bundles if b.judgment is None]
         if len(bundles) != len(run.defendants) or missing:
             raise RuntimeError(f"the pipeline returned {len(bundles)} bundles for {len(run.defendants)} defendants"
