@@ -1,5 +1,5 @@
 # The two README commands: `make demo` runs the product, `make test` the tests.
-.PHONY: demo test chaos train bootstrap services-start services-stop services-status migrate shell bench-import bench-search bench-graph bench-pipeline bench-llm-cost llm-fetch llm-start llm-stop llm-demo
+.PHONY: demo test chaos train bootstrap services-start services-stop services-status migrate shell bench bench-tiny bench-db llm-fetch llm-start llm-stop llm-demo
 
 demo:
 	bash scripts/bootstrap.sh
@@ -37,20 +37,21 @@ migrate:
 shell:
 	bash -c '. scripts/env.sh && python manage.py shell'
 
-bench-import:
-	bash -c '. scripts/env.sh && bash scripts/createdb.sh --fresh lextrace_bench && DB_NAME=lextrace_bench python manage.py migrate -v0 && DB_NAME=lextrace_bench python bench/corpus_import.py'
+# Benchmarks P1-P9 (docs/PERFORMANCE.md): `make bench`, one of them `make bench-p3`, CI size `make bench-tiny`.
+# P2-P7 read lextrace_bench (build it once with `make bench-db`); P1 rebuilds the scratch database
+# lextrace_p1 and P8/P9 write to it. Results: a table, and JSON in .local/bench/.
+bench:
+	bash -c '. scripts/env.sh && python bench/run.py $(ARGS)'
 
-bench-graph:
-	bash -c '. scripts/env.sh && DB_NAME=lextrace_bench python manage.py migrate -v0 && DB_NAME=lextrace_bench python bench/graph_build.py'
+bench-tiny:
+	bash -c '. scripts/env.sh && python bench/run.py --tiny --scratch-db lextrace_bench_tiny $(ARGS)'
 
-bench-search:
-	bash -c '. scripts/env.sh && DB_NAME=lextrace_bench python manage.py migrate -v0 && DB_NAME=lextrace_bench python bench/vector_recall.py'
+bench-p%:
+	bash -c '. scripts/env.sh && python bench/run.py p$* $(ARGS)'
 
-bench-pipeline:
-	bash -c '. scripts/env.sh && DB_NAME=lextrace_bench python bench/pipeline_smoke.py'
-
-bench-llm-cost:
-	bash -c '. scripts/env.sh && DB_NAME=lextrace_bench python bench/llm_cost.py'
+SHARED_DATA ?= ../shared/data
+bench-db:
+	bash -c '. scripts/env.sh && bash scripts/createdb.sh --fresh lextrace_bench && export DB_NAME=lextrace_bench && python manage.py migrate -v0 && python manage.py import_corpus $(SHARED_DATA) --no-progress && python manage.py build_search_indexes && python manage.py build_graph && python manage.py train_statistical --cases $(SHARED_DATA)/cases.jsonl'
 
 # A real LLM on this CPU (llama.cpp, one thread; demo quality). LLM_SIZE=1.5b (default) or 0.5b.
 # Not part of demo/test/CI; see docs/CONFIGURATION.md, "Running a real LLM on this machine".
