@@ -100,13 +100,13 @@ def row(key: str, figure: str, value: float | None, unit: str, *, baseline: str,
 
 # -- databases ---------------------------------------------------------------------------------
 
-def _admin_connect():
-    """A connection to the maintenance database as the app role (it may create databases)."""
+def connect(dbname: str = "postgres"):
+    """A plain connection as the app role (it may create databases); ``postgres`` for maintenance."""
     import psycopg
 
     return psycopg.connect(host=os.environ.get("DB_HOST", "127.0.0.1"), port=int(os.environ.get("DB_PORT", "54329")),
                            user=os.environ.get("DB_USER", "lextrace"), password=os.environ.get("DB_PASSWORD", "lextrace"),
-                           dbname="postgres", autocommit=True)
+                           dbname=dbname, autocommit=True)
 
 
 def _check_name(name: str) -> str:
@@ -121,7 +121,7 @@ def database_recreate(name: str, *, protected: tuple[str, ...] = (), template: s
     name = _check_name(name)
     if name in protected:
         raise RuntimeError(f"refusing to drop {name}: it is the shared benchmark database")
-    with _admin_connect() as conn:
+    with connect() as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{_check_name(template)}"' if template else ""))
     if not template:
@@ -129,12 +129,36 @@ def database_recreate(name: str, *, protected: tuple[str, ...] = (), template: s
 
 
 def database_drop(name: str) -> None:
-    with _admin_connect() as conn:
+    with connect() as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{_check_name(name)}" WITH (FORCE)')
 
 
+def bm25_artefacts_drop(name: str) -> int:
+    """Delete the BM25 artefact directories database ``name`` points at (before it is dropped).
+
+    LSA models are content-addressed and may be shared with other databases: they stay."""
+    import shutil
+
+    import psycopg
+
+    if not database_exists(name):
+        return 0
+    try:
+        with connect(name) as conn:
+            dirs = [r[0] for r in conn.execute("SELECT artefact_dir FROM corpus_searchindex WHERE method = 'bm25'")]
+    except psycopg.Error:
+        return 0
+    removed = 0
+    for d in dirs:
+        path = Path(d)
+        if d and path.parent.name == "indexes" and path.name.startswith("bm25-") and path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+            removed += 1
+    return removed
+
+
 def database_exists(name: str) -> bool:
-    with _admin_connect() as conn:
+    with connect() as conn:
         return conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [_check_name(name)]).fetchone() is not None
 
 

@@ -168,7 +168,7 @@ def run(ctx: Context) -> list[dict]:
         login = Client(port)
         login.login(f["user"], f["password"])
         cookies = login.cookies
-        per_client = ctx.size(25, 3)
+        per_client = ctx.size(25, 2)
 
         ping_before, _ = _load(port, {}, "/ping", {}, per_client)
         results = []

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import Context, database_exists, database_recreate, machine, manage  # noqa: E402
+from bench.common import Context, connect, database_exists, database_recreate, machine, manage  # noqa: E402
 
 # name -> (module, which database it connects to)
 BENCHMARKS = {
@@ -65,9 +65,7 @@ def _scratch_ready(ctx: Context) -> bool:
     if not database_exists(ctx.scratch_db):
         return False
     try:
-        with psycopg.connect(host=os.environ.get("DB_HOST", "127.0.0.1"), port=int(os.environ.get("DB_PORT", "54329")),
-                             user=os.environ.get("DB_USER", "lextrace"), password=os.environ.get("DB_PASSWORD", "lextrace"),
-                             dbname=ctx.scratch_db) as conn:
+        with connect(ctx.scratch_db) as conn:
             return bool(conn.execute("SELECT count(*) FROM graph_graphbuild WHERE status = 'done'").fetchone()[0])
     except psycopg.Error:
         return False
