@@ -263,3 +263,6 @@ if LLM_CHECKLIST_MODE not in ("article", "item"):
     raise ImproperlyConfigured(f"LEXTRACE_LLM_CHECKLIST_MODE must be article or item, got {LLM_CHECKLIST_MODE!r}")
 if LLM_BASE_URL and not LLM_MODEL:
     raise ImproperlyConfigured("LEXTRACE_LLM_MODEL must be set when LEXTRACE_LLM_BASE_URL is")
+# Agentic retrieval mode (worker.agents.agentic): caps of the planner loop per defendant.
+AGENTIC_MAX_STEPS = env_int("LEXTRACE_AGENTIC_MAX_STEPS", 6, minimum=1, maximum=50)
+AGENTIC_MAX_PLANNER_CALLS = env_int("LEXTRACE_AGENTIC_MAX_PLANNER_CALLS", 8, minimum=1, maximum=100)

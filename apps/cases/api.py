@@ -125,7 +125,7 @@ class RunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = JudgmentRun
-        fields = ["id", "case", "status", "message", "strategy", "ablation", "case_version", "defendants",
+        fields = ["id", "case", "status", "message", "strategy", "ablation", "mode", "case_version", "defendants",
                   "offence_date", "attempt_count", "cancel_requested", "retry_of", "versions", "created_at",
                   "started_at", "finished_at", "progress", "attempts", "results"]
 
@@ -232,6 +232,9 @@ class CaseRunsApi(_Api):
                                            default=JudgmentRun.Strategy.STATISTICAL,
                                            help_text="'llm' only where an LLM server is configured")
         ablation = serializers.ChoiceField(choices=list(ABLATIONS), default="full")
+        mode = serializers.ChoiceField(choices=JudgmentRun.Mode.values, default=JudgmentRun.Mode.FIXED,
+                                       help_text="'agentic': a planner chooses the next source until the evidence "
+                                                 "suffices (Legal-R1); 'fixed': the Researcher's four paths")
 
     @property
     def throttle_scope(self):

@@ -5,7 +5,7 @@ from apps.accounts.selectors import team_list_for
 from apps.cases.models import JudgmentRun
 from apps.cases.selectors import CASE_STATUS_NONE
 from apps.cases.services.cases import defendants_parse
-from apps.cases.services.runs import ablation_options, strategy_options
+from apps.cases.services.runs import ablation_options, mode_options, strategy_options
 from apps.cases.services.uploads import ALLOWED_SUFFIXES
 
 _DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
@@ -72,6 +72,7 @@ class _OptionsWidget(forms.RadioSelect):
 class RunForm(forms.Form):
     strategy = forms.ChoiceField(label=_("Strategy"), initial=JudgmentRun.Strategy.STATISTICAL)
     ablation = forms.ChoiceField(label=_("Ablation"), initial="full")
+    mode = forms.ChoiceField(label=_("Retrieval mode"), initial=JudgmentRun.Mode.FIXED, widget=forms.RadioSelect)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -81,6 +82,7 @@ class RunForm(forms.Form):
         field.choices = [(o["value"], o["label"]) for o in options]
         field.widget = _OptionsWidget(choices=field.choices, disabled=[o["value"] for o in options if not o["enabled"]])
         self.fields["ablation"].choices = ablation_options()
+        self.fields["mode"].choices = mode_options()
 
 
 class CaseFilterForm(forms.Form):

@@ -97,6 +97,10 @@ class JudgmentRun(models.Model):
         STATISTICAL = "statistical", _("statistical (no LLM)")
         LLM = "llm", _("LLM")
 
+    class Mode(models.TextChoices):
+        FIXED = "fixed", _("fixed Researcher (four retrieval paths)")
+        AGENTIC = "agentic", _("agentic planner (Legal-R1: chooses the next source until the evidence suffices)")
+
     FINISHED = frozenset({Status.DONE, Status.FAILED, Status.CANCELLED})
 
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="runs")
@@ -104,6 +108,7 @@ class JudgmentRun(models.Model):
                                      verbose_name=_("requested by"))
     strategy = models.CharField(_("strategy"), max_length=16, choices=Strategy.choices)
     ablation = models.CharField(_("ablation"), max_length=32)
+    mode = models.CharField(_("retrieval mode"), max_length=16, choices=Mode.choices, default=Mode.FIXED)
     status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
     message = models.TextField(_("message"), blank=True)
     # What the run was computed from: the case as it was when the run was requested.

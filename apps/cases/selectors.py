@@ -154,8 +154,26 @@ PATH_LABELS = {
     "art": gettext_lazy("R_art — LexPath article retrieval (BM25 + dense)"),
     "flat": gettext_lazy("flat retrieval (naive RAG)"),
     "case": gettext_lazy("articles cited by the retrieved cases"),
+    "plan-statutes": gettext_lazy("planner — statute searches (BM25 + dense, intent-reranked)"),
+    "plan-interpretations": gettext_lazy("planner — interpretation searches (BM25 + interpretations of dense articles)"),
+    "plan-precedents": gettext_lazy("planner — precedent searches (ontology similarity × court authority)"),
 }
-PATH_ORDER = ("sem", "com", "chg", "art", "flat")
+PATH_ORDER = ("sem", "com", "chg", "art", "flat", "plan-statutes", "plan-interpretations", "plan-precedents")
+ACTION_LABELS = {
+    "search_statutes": gettext_lazy("search statutes"),
+    "search_interpretations": gettext_lazy("search interpretations"),
+    "search_precedents": gettext_lazy("search precedents"),
+    "stop": gettext_lazy("stop"),
+}
+STEP_STATUS_LABELS = {
+    "ok": gettext_lazy("run"),
+    "stop": gettext_lazy("evidence sufficient"),
+    "repeated": gettext_lazy("refused: repeated search"),
+    "rejected": gettext_lazy("refused"),
+    "cap_steps": gettext_lazy("step cap reached"),
+    "cap_calls": gettext_lazy("planner call cap reached"),
+    "budget": gettext_lazy("LLM budget spent"),
+}
 KIND_LABELS = {
     "case": gettext_lazy("case"),
     "article": gettext_lazy("article"),
@@ -253,6 +271,43 @@ def _hit_row(hit: dict, look: _Lookup) -> dict:
         row["label"] = str(pk)
         row["explore"] = str(pk)
     return row
+
+
+def _severity(term: dict | None, sentencing: dict) -> dict:
+    """The Punishment Severity Index of the predicted term, and the one the authoritative similar
+    precedents point to (agentic mode), both also as months of unsuspended imprisonment."""
+    from worker.agents.priors import psi, psi_months, sentence_of
+
+    out: dict = {}
+    sentence = sentence_of(term) if term else None
+    if sentence is not None:
+        value = psi(sentence)
+        out["predicted"] = {"psi": round(value), "months": psi_months(value)}
+    reference = sentencing.get("reference") or {}
+    if reference.get("psi") is not None:
+        out["reference"] = {"psi": round(reference["psi"]), "months": reference.get("months_equivalent"),
+                            "n": len(reference.get("precedents") or [])}
+    return out
+
+
+def _planner_steps(steps: list[dict], look: _Lookup) -> list[dict]:
+    """The agentic planner's steps as the evidence viewer lists them (empty in the fixed mode)."""
+    rows = []
+    for step in steps:
+        results = [{**r, "kind_label": KIND_LABELS.get(r.get("kind"), r.get("kind")),
+                    "label": look.case_label(r["pk"]) if r.get("kind") == "case" else r.get("label", "")}
+                   for r in step.get("results") or []]
+        state = step.get("state") or {}
+        rows.append({"n": step.get("n"), "action": step.get("action", ""),
+                     "action_label": ACTION_LABELS.get(step.get("action"), step.get("action", "")),
+                     "query": step.get("query", ""), "reason": step.get("reason", ""), "status": step.get("status", ""),
+                     "status_label": STEP_STATUS_LABELS.get(step.get("status"), step.get("status", "")),
+                     "refused": step.get("refused", ""), "results": results, "new": step.get("new", 0),
+                     "planner_calls": step.get("planner_calls", 0),
+                     "charges": state.get("candidate_charges") or [],
+                     "missing_articles": state.get("charges_without_article") or [],
+                     "missing_precedents": state.get("charges_without_precedent") or []})
+    return rows
 
 
 def _span_parts(focus: str, item: dict) -> dict:
@@ -475,6 +530,8 @@ def evidence_context(bundle_dict: dict) -> dict:
                         "charges": look.case_charges(pk),
                         "court_level": getattr(look.cases.get(pk), "court_level", "")} for pk in verified_cases],
         "terms": _precedent_terms(verified_cases, look, term),
+        "severity": _severity(judgment.get("term"), research.get("sentencing") or {}),
+        "planner": _planner_steps(research.get("steps") or [], look),
         "graph": _graph_elements(bundle.get("defendant", ""), articles, judgment, verified_cases, look),
         "costs": costs,
         "cost_totals": totals,

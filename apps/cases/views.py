@@ -188,7 +188,7 @@ def run_create(request, pk: int):
         return redirect("cases:case_detail", pk=case.pk)
     try:
         run = judgment_request(case=case, user=request.user, strategy=form.cleaned_data["strategy"],
-                               ablation=form.cleaned_data["ablation"])
+                               ablation=form.cleaned_data["ablation"], mode=form.cleaned_data["mode"])
     except ValidationError as exc:
         for error in exc.messages:
             messages.error(request, error)

@@ -19,6 +19,7 @@ class EvaluationRun(models.Model):
     dataset_path = models.CharField(max_length=500, help_text="where the set is read from (resuming reads it again)")
     strategy = models.CharField(max_length=32, default="statistical")
     ablation = models.CharField(max_length=32, default="full")
+    mode = models.CharField(max_length=16, default="fixed", help_text="retrieval mode: fixed Researcher or agentic planner")
     limit = models.PositiveIntegerField(null=True, blank=True)
     exclude_self = models.BooleanField(default=False, help_text="leave-one-out: never retrieve the precedent with the record's id")
     total = models.PositiveIntegerField(default=0)

@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from apps.evaluation import metrics
 from apps.evaluation.models import EvaluationCase, EvaluationRun
+from worker.agents.agentic import agentic_summary
 from worker.agents.pipeline import ABLATIONS
 from worker.agents.types import CaseInput
 
@@ -69,21 +70,23 @@ def dataset_read(data: bytes, *, name: str = "") -> list[dict]:
 
 
 def evaluation_create(*, path: str | Path, label: str = "", strategy: str = "statistical", ablation: str = "full",
-                      limit: int | None = None, user=None, exclude_self: bool = False) -> EvaluationRun:
-    from apps.graph.services.reasoning import STRATEGIES
+                      limit: int | None = None, user=None, exclude_self: bool = False, mode: str = "fixed") -> EvaluationRun:
+    from apps.graph.services.reasoning import MODES, STRATEGIES
 
     if strategy not in STRATEGIES:
         raise DatasetError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
     if ablation not in ABLATIONS:
         raise DatasetError(f"unknown ablation {ablation!r}; choose one of {', '.join(ABLATIONS)}")
+    if mode not in MODES:
+        raise DatasetError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     path = Path(path)
     data = path.read_bytes()
     records = dataset_read(data, name=path.name)
     total = min(len(records), limit) if limit else len(records)
     return EvaluationRun.objects.create(
-        label=label or f"{path.stem} {strategy}/{ablation}", dataset=path.name, dataset_path=str(path.resolve()),
+        label=label or f"{path.stem} {strategy}/{ablation}{'/agentic' if mode == 'agentic' else ''}", dataset=path.name, dataset_path=str(path.resolve()),
         dataset_sha256=hashlib.sha256(data).hexdigest(), strategy=strategy, ablation=ablation, limit=limit,
-        total=total, created_by=user, exclude_self=exclude_self)
+        total=total, created_by=user, exclude_self=exclude_self, mode=mode)
 
 
 def _records_of(run: EvaluationRun) -> list[dict]:
@@ -96,7 +99,7 @@ def _records_of(run: EvaluationRun) -> list[dict]:
 
 # --- one record ------------------------------------------------------------------
 
-def record_predict(record: dict, *, strategy: str, ablation: str, exclude_self: bool = False) -> dict:
+def record_predict(record: dict, *, strategy: str, ablation: str, exclude_self: bool = False, mode: str = "fixed") -> dict:
     """Run the pipeline on one labelled record; returns the prediction, bundles and time."""
     from apps.graph.services.reasoning import judgment_compute, strategy_build
 
@@ -104,7 +107,8 @@ def record_predict(record: dict, *, strategy: str, ablation: str, exclude_self: 
     started = time.perf_counter()
     try:
         bundles = judgment_compute(case=CaseInput(facts=record["fact"], defendants=defendants, ref=record["id"]),
-                                   ablation=ablation, strategy=strategy_build(strategy), exclude_self=exclude_self)
+                                   ablation=ablation, strategy=strategy_build(strategy), exclude_self=exclude_self,
+                                   mode=mode)
         dicts = [b.to_dict() for b in bundles]
         error = ""
     except Exception as exc:  # an explicit failure of the record, never a default verdict
@@ -129,6 +133,7 @@ def _verdict(bundle: dict) -> dict:
         "prompt_tokens": sum(c.get("prompt_tokens", 0) for c in costs),
         "completion_tokens": sum(c.get("completion_tokens", 0) for c in costs),
         "seconds": sum(c.get("seconds", 0.0) for c in costs),
+        **({"agentic": agentic_summary(bundle)} if (bundle.get("research") or {}).get("steps") else {}),
     }
 
 
@@ -166,23 +171,24 @@ def gold_of(record: dict) -> dict:
 
 # --- the run ---------------------------------------------------------------------
 
-def _predict_in_child(args: tuple[dict, str, str, bool]) -> tuple[str, dict]:
-    record, strategy, ablation, exclude_self = args
+def _predict_in_child(args: tuple[dict, str, str, bool, str]) -> tuple[str, dict]:
+    record, strategy, ablation, exclude_self, mode = args
     close_old_connections()
-    return record["id"], record_predict(record, strategy=strategy, ablation=ablation, exclude_self=exclude_self)
+    return record["id"], record_predict(record, strategy=strategy, ablation=ablation, exclude_self=exclude_self,
+                                        mode=mode)
 
 
 def _predictions(todo: list[dict], run: EvaluationRun, workers: int) -> Iterator[tuple[str, dict]]:
     if workers <= 1 or len(todo) < 2:
         for record in todo:
             yield record["id"], record_predict(record, strategy=run.strategy, ablation=run.ablation,
-                                               exclude_self=run.exclude_self)
+                                               exclude_self=run.exclude_self, mode=run.mode)
         return
     # Children are forked with no open connection: each opens its own (AGE is loaded per connection).
     connections.close_all()
     context = multiprocessing.get_context("fork")
     with context.Pool(workers) as pool:
-        yield from pool.imap(_predict_in_child, [(r, run.strategy, run.ablation, run.exclude_self) for r in todo],
+        yield from pool.imap(_predict_in_child, [(r, run.strategy, run.ablation, run.exclude_self, run.mode) for r in todo],
                              chunksize=1)
 
 
@@ -271,7 +277,21 @@ def metrics_compute(run: EvaluationRun) -> dict:
     entries = [_entry(c.case_id, c.gold, c.prediction) for c in run.cases.order_by("position")]
     result = metrics.evaluate(entries, charge_categories())
     result["wall_seconds"] = round(run.seconds, 1)
+    if run.mode == "agentic":
+        result["agentic"] = agentic_metrics([c.prediction for c in run.cases.order_by("position")])
     return result
+
+
+def agentic_metrics(predictions: list[dict]) -> dict:
+    """Planner steps, searches and planner LLM calls per defendant, and how often a cap ended the loop."""
+    rows = [d["agentic"] for p in predictions for d in p.get("defendants") or [] if d.get("agentic")]
+    if not rows:
+        return {"defendants": 0}
+    n = len(rows)
+    return {"defendants": n, "steps_per_defendant": round(sum(r["steps"] for r in rows) / n, 3),
+            "searches_per_defendant": round(sum(r["searches"] for r in rows) / n, 3),
+            "planner_calls_per_defendant": round(sum(r["planner_calls"] for r in rows) / n, 3),
+            "capped_share": round(sum(1 for r in rows if r["capped"]) / n, 4)}
 
 
 def metrics_write(run: EvaluationRun, directory: str | Path | None = None) -> tuple[Path, Path]:
@@ -279,7 +299,7 @@ def metrics_write(run: EvaluationRun, directory: str | Path | None = None) -> tu
     directory = Path(directory or Path(settings.MEDIA_ROOT) / "evaluations" / str(run.pk))
     directory.mkdir(parents=True, exist_ok=True)
     summary = {"run": run.pk, "label": run.label, "dataset": run.dataset, "dataset_sha256": run.dataset_sha256,
-               "strategy": run.strategy, "ablation": run.ablation, "cases": run.done, "versions": run.versions,
+               "strategy": run.strategy, "ablation": run.ablation, "mode": run.mode, "cases": run.done, "versions": run.versions,
                "metrics": run.metrics}
     json_path = directory / "metrics.json"
     json_path.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")

@@ -83,14 +83,37 @@ def strategy_build(name: str):
     raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}")
 
 
+MODES = ("fixed", "agentic")
+
+
+def agentic_params():
+    """The planner loop's caps from the settings (LEXTRACE_AGENTIC_*)."""
+    from django.conf import settings
+
+    from worker.agents.agentic import AgenticParams
+
+    return AgenticParams(max_steps=settings.AGENTIC_MAX_STEPS, max_planner_calls=settings.AGENTIC_MAX_PLANNER_CALLS)
+
+
 def judgment_compute(*, case: CaseInput, ablation: str = "full", strategy=None, progress=None,
-                     exclude_self: bool = False) -> list[Bundle]:
+                     exclude_self: bool = False, mode: str = "fixed") -> list[Bundle]:
     """Run the pipeline for every defendant of ``case`` against the live graph and indexes.
 
-    ``progress(event, detail)`` receives stage starts and audited articles (see pipeline.adjudicate).
+    ``mode``: "fixed" (the Researcher's four paths) or "agentic" (the planner loop of
+    worker.agents.agentic, whose planner follows the strategy: the LLM planner for the LLM
+    strategy, the rule-based one for the statistical). ``progress(event, detail)`` receives stage
+    starts, audited articles and, in the agentic mode, planner steps (see pipeline.adjudicate).
     """
-    return adjudicate_case(case, strategy=strategy or statistical_strategy(), graph=AgeGraphStore(),
-                           retriever=DbRetriever(), params=Params.for_ablation(ablation, exclude_self=exclude_self),
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    strategy = strategy or statistical_strategy()
+    params = Params.for_ablation(ablation, exclude_self=exclude_self)
+    if mode == "agentic":
+        from worker.agents.agentic import adjudicate_case_agentic
+
+        return adjudicate_case_agentic(case, strategy=strategy, graph=AgeGraphStore(), retriever=DbRetriever(),
+                                       params=params, agentic=agentic_params(), progress=progress)
+    return adjudicate_case(case, strategy=strategy, graph=AgeGraphStore(), retriever=DbRetriever(), params=params,
                            progress=progress)
 
 

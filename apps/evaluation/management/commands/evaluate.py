@@ -10,7 +10,7 @@ from apps.evaluation.services.evaluating import (
     evaluation_execute,
     metrics_write,
 )
-from apps.graph.services.reasoning import STRATEGIES
+from apps.graph.services.reasoning import MODES, STRATEGIES
 from worker.agents.pipeline import ABLATIONS
 
 
@@ -22,6 +22,8 @@ class Command(BaseCommand):
         parser.add_argument("--cases", help="labelled JSONL file")
         parser.add_argument("--strategy", default="statistical", choices=STRATEGIES)
         parser.add_argument("--ablation", default="full", choices=ABLATIONS)
+        parser.add_argument("--mode", default="fixed", choices=MODES,
+                            help="retrieval mode: the fixed Researcher or the agentic planner (Legal-R1)")
         parser.add_argument("--limit", type=int, help="only the first N records")
         parser.add_argument("--workers", type=int, default=1, help="parallel processes (default 1)")
         parser.add_argument("--label", default="")
@@ -33,7 +35,7 @@ class Command(BaseCommand):
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, cases, strategy, ablation, limit, workers, label, resume, out, no_progress, exclude_self,
-               **options):
+               mode="fixed", **options):
         if (cases is None) == (resume is None):
             raise CommandError("give either --cases FILE or --resume RUN")
         if workers < 1:
@@ -48,7 +50,7 @@ class Command(BaseCommand):
                 if not path.is_file():
                     raise CommandError(f"--cases: no file {path}")
                 run = evaluation_create(path=path, label=label, strategy=strategy, ablation=ablation, limit=limit,
-                                        exclude_self=exclude_self)
+                                        exclude_self=exclude_self, mode=mode)
             self.stdout.write(f"evaluation run {run.pk}: {run.label} — {run.total} records, {run.done} already done")
             bar = tqdm(total=run.total, initial=run.done, unit="case", disable=no_progress, dynamic_ncols=True)
 
@@ -73,4 +75,5 @@ class Command(BaseCommand):
             f"term: exact {pct(m['term']['exact'])}  MAE {m['term']['mae'] if m['term']['mae'] is not None else '—'} months\n"
             f"traceable correct {pct(m['traceable_correct'])}  untraceable correct {pct(m['untraceable_correct'])}\n"
             f"statuses {m['status']}\n"
+            + (f"agentic: {m['agentic']}\n" if m.get("agentic") else "") +
             f"written: {json_path} {csv_path}")

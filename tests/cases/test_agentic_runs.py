@@ -1,0 +1,88 @@
+"""The agentic mode per run: chosen in the case page's form and the API, stored on the run, executed
+by the real Celery worker on the demo graph, its planner steps stored in the bundle and shown."""
+
+import pytest
+from rest_framework.authtoken.models import Token
+
+from apps.cases.models import JudgmentRun, RunEvent
+from tests.cases.conftest import make_case
+from tests.conftest import wait_for
+
+
+def finished(run_id: int):
+    run = JudgmentRun.objects.get(pk=run_id)
+    return run if run.finished else None
+
+
+@pytest.mark.worker
+@pytest.mark.slow
+def test_an_agentic_run_requested_through_the_api_runs_on_the_worker_and_stores_planner_steps(live,
+                                                                                               celery_worker_process):
+    from django.test import Client
+
+    token = Token.objects.create(user=live.staff_a)
+    api = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    case = make_case(live.staff_a, live.team_a)
+    response = api.post(f"/api/v1/cases/{case.pk}/runs/", {"strategy": "statistical", "mode": "agentic"},
+                        content_type="application/json")
+    assert response.status_code == 201, response.content
+    assert response.json()["mode"] == "agentic"
+    run_id = response.json()["id"]
+
+    done = wait_for(lambda: finished(run_id), timeout=180, interval=0.5)
+    assert done and done.status == "done", done and done.message
+    assert done.mode == "agentic" and done.versions["planner"] == "statistical/1"
+    results = list(done.results.all())
+    assert [r.defendant for r in results] == ["王某", "赵某"]
+    for result in results:
+        steps = result.bundle["research"]["steps"]
+        assert steps[0]["action"] == "search_statutes" and steps[0]["status"] == "ok" and steps[0]["results"]
+        assert steps[-1]["status"] in ("stop", "cap_steps")
+        assert all("score" in r for s in steps for r in s["results"])
+        assert result.bundle["params"]["mode"] == "agentic"
+    # the worker reported every planner step as progress
+    assert RunEvent.objects.filter(run_id=run_id, kind="step", stage="planner").count() >= 2
+    polled = api.get(f"/api/v1/runs/{run_id}/bundle/").json()
+    assert polled["bundles"][0]["research"]["steps"]
+
+
+@pytest.mark.django_db
+def test_the_mode_is_chosen_in_the_run_form_and_shown(personas, judging_corpus, django_capture_on_commit_callbacks):
+    from apps.cases.services.runs import judgment_execute
+
+    case = make_case(personas.staff_a, personas.team_a)
+    client = personas.client(personas.staff_a)
+    from django.urls import reverse
+
+    page = client.get(reverse("cases:case_detail", args=[case.pk]))
+    assert 'name="mode"' in page.content.decode() and 'value="agentic"' in page.content.decode()
+    with django_capture_on_commit_callbacks(execute=False):
+        client.post(reverse("cases:run_create", args=[case.pk]), {"strategy": "statistical", "ablation": "full",
+                                                                 "mode": "agentic"})
+    run = JudgmentRun.objects.get(case=case)
+    assert run.mode == "agentic"
+    assert judgment_execute(run_id=run.pk, worker="test") == "done"
+    run_page = client.get(reverse("cases:run_detail", args=[run.pk])).content.decode()
+    assert 'id="run-mode"' in run_page
+    result_page = client.get(reverse("cases:result_detail", args=[run.pk, 0])).content.decode()
+    assert 'id="planner-steps"' in result_page and "search statutes" in result_page
+    first = run.results.first()
+    if first.status == "judged":  # the severity index beside the predicted term
+        assert 'id="judgment-psi"' in result_page
+    # a retry keeps the mode
+    JudgmentRun.objects.filter(pk=run.pk).update(status="failed")
+    from apps.cases.services.runs import judgment_retry
+
+    with django_capture_on_commit_callbacks(execute=False):
+        again = judgment_retry(run=run, user=personas.staff_a)
+    assert again.mode == "agentic"
+
+
+@pytest.mark.django_db
+def test_an_unknown_mode_is_refused_by_the_api(personas):
+    token = Token.objects.create(user=personas.staff_a)
+    api = personas.client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    case = make_case(personas.staff_a, personas.team_a)
+    response = api.post(f"/api/v1/cases/{case.pk}/runs/", {"mode": "wander"}, content_type="application/json")
+    assert response.status_code == 400 and "mode" in response.json().get("errors", response.json())
+    assert not JudgmentRun.objects.filter(case=case).exists()
