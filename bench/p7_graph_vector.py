@@ -79,6 +79,26 @@ def hot_path_queries(store, rng: random.Random, n: int) -> list[tuple[str, objec
     ]
 
 
+def _recall_at_ef(index, vectors, exact_sets, ef: int) -> dict:
+    """Recall@K and p50 latency of the same HNSW search at another ef_search (what raising it would buy)."""
+    from django.db import connection, transaction
+
+    dim = int(index.dim)
+    sql = (f"SELECT object_id FROM corpus_densevector WHERE index_id = {int(index.pk)} "
+           f"ORDER BY vector::vector({dim}) <=> %s::vector({dim}) LIMIT %s")
+    recalls, times = [], []
+    for vector, exact in zip(vectors, exact_sets):
+        literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+        t = time.perf_counter()
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL hnsw.ef_search = %s", [ef])
+            cursor.execute(sql, [literal, K])
+            found = {int(r[0]) for r in cursor.fetchall()}
+        times.append((time.perf_counter() - t) * 1000)
+        recalls.append(len(found & exact) / max(len(exact), 1))
+    return {"recall": sum(recalls) / len(recalls), "p50_ms": spread(times)["p50"]}
+
+
 def run(ctx: Context) -> list[dict]:
     from apps.corpus.models import Precedent, SearchIndex
     from apps.corpus.search_service import dense_search_vector, query_vector
@@ -104,7 +124,7 @@ def run(ctx: Context) -> list[dict]:
                         details={"calls": len(args)}))
 
     facts = [r["fact"] for r in ctx.eval_cases(ctx.size(200, 10))]
-    recalls, t_hnsw, t_exact = [], [], []
+    recalls, t_hnsw, t_exact, vectors, exact_sets = [], [], [], [], []
     index = None
     for fact in facts:
         index, vector = query_vector(target=SearchIndex.Target.PRECEDENTS, query=fact)
@@ -114,16 +134,19 @@ def run(ctx: Context) -> list[dict]:
         exact = {pk for pk, _ in dense_search_vector(index, vector, k=K, exact=True)}
         t2 = time.perf_counter()
         recalls.append(len(approx & exact) / max(len(exact), 1))
+        vectors.append(vector)
+        exact_sets.append(exact)
         t_hnsw.append((t1 - t0) * 1000)
         t_exact.append((t2 - t1) * 1000)
     mean_recall = sum(recalls) / len(recalls)
+    sweep = {ef: _recall_at_ef(index, vectors, exact_sets, ef) for ef in (40, 100, 200, 400)} if index else {}
     h, e = spread(t_hnsw), spread(t_exact)
     rows.append(row(
         "P7", f"HNSW recall@{K} vs exact scan (mean over {len(facts)} queries)", mean_recall, "",
         baseline="exact scan (sequential, same query vectors), recall 1 by definition", baseline_value=1.0,
         goals=[goal("recall@10 ≥ 0.98", None if ctx.tiny else mean_recall >= 0.98)],
         details={"ef_search": max(40, 2 * K), "min_recall": min(recalls), "documents": Precedent.objects.count(),
-                 "model_id": index.model_id if index else "", "dim": index.dim if index else None},
+                 "recall_and_p50_ms_by_ef_search": sweep, "model_id": index.model_id if index else "", "dim": index.dim if index else None},
     ))
     rows.append(row(
         "P7", f"HNSW top-{K} search latency (p50)", h["p50"], "ms", baseline="exact scan of the same vectors, same run",
