@@ -111,6 +111,24 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def markdown(report: dict) -> str:
+    """The results as a Markdown table (for docs/PERFORMANCE.md)."""
+    def cell(value, unit=""):
+        return _fmt(value, unit).replace("|", "/")
+
+    lines = ["| | figure | value | spread | baseline (same run) | baseline value | ratio | goals |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in report["results"]:
+        s = r.get("stats") or {}
+        spread_text = (f"p90 {cell(s.get('p90'))}, IQR {cell(s.get('iqr'))}, n {s['n']}" if "p90" in s
+                       else f"n {s['n']}" if s else "")
+        goals = "; ".join(f"{g['goal']}: **{'met' if g['met'] else 'not met' if g['met'] is False else 'n/a'}**"
+                          for g in r["goals"])
+        lines.append(f"| {r['key']} | {r['figure']} | {cell(r['value'], r['unit'])} | {spread_text} | {r['baseline']} | "
+                     f"{cell(r['baseline_value'], r['unit'])} | {cell(r['ratio'])} | {goals} |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("benchmarks", nargs="*", help="p1 … p9 or all (default)")
@@ -119,10 +137,14 @@ def main() -> int:
     ap.add_argument("--scratch-db", default=os.environ.get("BENCH_SCRATCH_DB", "lextrace_p1"))
     ap.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:63799/5"))
     ap.add_argument("--json", type=Path, help="where to write the results (default .local/bench/results-<date>.json)")
+    ap.add_argument("--render", type=Path, help="print the results of a JSON file as a Markdown table and exit")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
 
+    if args.render:
+        print(markdown(json.loads(args.render.read_text(encoding="utf-8"))))
+        return 0
     db = args.scratch_db if args.tiny else args.db
     if not args.tiny and db == args.scratch_db:
         sys.exit("the scratch database must differ from the benchmark database (P1 drops it)")
