@@ -16,7 +16,9 @@ from tests.cases.conftest import make_case
 from tests.conftest import wait_for
 from tests.faults import ScratchRedis, WorkerProcess, manage
 
-pytestmark = [pytest.mark.n, pytest.mark.worker, pytest.mark.slow]
+pytestmark = [pytest.mark.n, pytest.mark.worker, pytest.mark.slow,
+              # Without a django_db mark in the session pytest-django sets up no test database at all.
+              pytest.mark.django_db(transaction=True)]
 
 
 def db_name() -> str:
@@ -27,7 +29,6 @@ ENQUEUE_PINGS = ("import json; from apps.core.services import worker_ping_reques
                  "print(json.dumps([worker_ping_request().pk for _ in range({n})]))")
 
 
-@pytest.mark.django_db(transaction=True)
 def test_d6_queued_tasks_survive_a_broker_restart_with_aof():
     with ScratchRedis(aof=True) as broker:
         env = {"DB_NAME": db_name(), "REDIS_URL": broker.url(), "CELERY_BROKER_URL": broker.url()}
