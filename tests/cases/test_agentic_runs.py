@@ -86,3 +86,39 @@ def test_an_unknown_mode_is_refused_by_the_api(personas):
     response = api.post(f"/api/v1/cases/{case.pk}/runs/", {"mode": "wander"}, content_type="application/json")
     assert response.status_code == 400 and "mode" in response.json().get("errors", response.json())
     assert not JudgmentRun.objects.filter(case=case).exists()
+
+
+@pytest.mark.django_db
+def test_approved_agentic_runs_are_exported_as_planner_trajectories(personas, judging_corpus, tmp_path):
+    import json
+
+    from django.core.management import call_command
+
+    from apps.cases.services.runs import judgment_execute
+    from apps.review.services.reviews import decision_make, review_for_run
+    from tests.cases.conftest import make_run
+
+    case = make_case(personas.staff_a, personas.team_a)
+    agentic = make_run(case, personas.staff_a)
+    JudgmentRun.objects.filter(pk=agentic.pk).update(mode="agentic")
+    fixed = make_run(case, personas.staff_a)
+    pending = make_run(case, personas.staff_a)
+    JudgmentRun.objects.filter(pk=pending.pk).update(mode="agentic")
+    for run in (agentic, fixed, pending):
+        assert judgment_execute(run_id=run.pk, worker="test") == "done"
+    for run in (agentic, fixed):
+        run.refresh_from_db()
+        decision_make(review=review_for_run(run), kind="approve", reason="checked", user=personas.reviewer)
+
+    out = tmp_path / "traj.jsonl"
+    call_command("export_trajectories", "--out", str(out))
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    # only the approved agentic run: one trajectory per defendant
+    assert [x["defendant"] for x in lines] == ["王某", "赵某"] and all(x["case_ref"] == f"run:{agentic.pk}" for x in lines)
+    for example in lines:
+        weights = {(m["role"], m["weight"]) for m in example["messages"]}
+        assert weights <= {("system", 0), ("user", 0), ("assistant", 1)}
+        assert json.loads(example["messages"][-1]["content"])["action"] == "stop"
+    raw = tmp_path / "bundles.jsonl"
+    call_command("export_trajectories", "--out", str(raw), "--bundles")
+    assert [json.loads(x)["research"]["steps"] != [] for x in raw.read_text(encoding="utf-8").splitlines()] == [True, True]
