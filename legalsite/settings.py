@@ -6,6 +6,7 @@ write sensible local values to .local/env; production sets them explicitly.
 
 from pathlib import Path
 
+from csp.constants import NONCE
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -37,6 +38,10 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    # Content-Security-Policy with a per-request nonce (CONTENT_SECURITY_POLICY below).
+    "csp",
+    # Login lockout per (username, IP) (AXES_* below).
+    "axes",
     "apps.core",
     "apps.accounts",
     "apps.graph",
@@ -50,12 +55,15 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Idle and absolute session timeouts (LEXTRACE_SESSION_IDLE_SECONDS, SESSION_COOKIE_AGE).
+    "apps.accounts.middleware.SessionTimeoutMiddleware",
     # Request id (X-Request-ID), actor and IP for the audit trail (apps/audit).
     "apps.audit.middleware.RequestContextMiddleware",
     # Deny by default: every view needs a login unless marked @login_not_required.
@@ -63,6 +71,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last: turns a locked-out login into the lockout page (429).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "legalsite.urls"
@@ -149,6 +159,42 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 SECURE_HSTS_PRELOAD = HTTPS
 if HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Sessions end after this long without activity (htmx GETs, i.e. polls and partials, do not
+# count as activity) and, whatever the activity, SESSION_COOKIE_AGE after login.
+SESSION_IDLE_SECONDS = env_int("LEXTRACE_SESSION_IDLE_SECONDS", 30 * 60, minimum=60)
+CSRF_COOKIE_HTTPONLY = True
+# No inline or eval'd script: every script is a static file; the nonce is there for any inline
+# script a page may still need. Styles allow inline attributes (bar widths, legend dots).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", NONCE],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+# Login lockout (django-axes): LEXTRACE_LOGIN_FAILURE_LIMIT failed logins for one username from
+# one address lock that pair out, even with the right password, for the cool-off time or until an
+# admin deletes the attempt (admin site, "Access attempts") or runs `manage.py axes_reset_username`.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LEXTRACE_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = env_float("LEXTRACE_LOGIN_COOLOFF_HOURS", 1.0)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
+AXES_CLIENT_IP_CALLABLE = "apps.accounts.services.client_ip"
+# Reverse proxies whose X-Forwarded-For is believed by the login lockout. Empty: none, the
+# peer address is the client.
+TRUSTED_PROXIES = env_list("LEXTRACE_TRUSTED_PROXIES", "")
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("LEXTRACE_MAX_REQUEST_BYTES", 5 * 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
 DATA_UPLOAD_MAX_NUMBER_FILES = 20
@@ -226,7 +272,9 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Database error details quote row data (case facts): redacted before anything is written.
+    "filters": {"redact_row_data": {"()": "apps.core.log_redaction.RedactRowData"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact_row_data"]}},
     "root": {"handlers": ["console"], "level": env_str("LEXTRACE_LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }

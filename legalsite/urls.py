@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 urlpatterns = [
     path("", include("apps.core.urls")),
@@ -16,7 +16,8 @@ urlpatterns = [
     path("api/v1/", include("apps.cases.api_urls")),
     path("api/v1/", include("apps.review.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api_schema"),
-    path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="api_schema")), name="api_docs"),
+    # The split view serves Swagger UI's start-up script as a file: the CSP allows no inline script.
+    path("api/docs/", login_required(SpectacularSwaggerSplitView.as_view(url_name="api_schema")), name="api_docs"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

@@ -1,7 +1,9 @@
+from axes.admin import AccessAttemptAdmin as AxesAccessAttemptAdmin
+from axes.models import AccessAttempt
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 
-from apps.accounts.models import Team, User
+from apps.accounts.models import Role, Team, User
 
 
 @admin.register(User)
@@ -15,3 +17,25 @@ class UserAdmin(BaseUserAdmin):
 class TeamAdmin(admin.ModelAdmin):
     list_display = ("name", "created_at")
     search_fields = ("name",)
+
+
+class LoginLockAdmin(AxesAccessAttemptAdmin):
+    """Failed-login records (django-axes). Lextrace administrators, not only superusers, may view
+    them and delete one to lift a lockout; the release is audited (apps/accounts/signals.py)."""
+
+    def _lextrace_admin(self, request) -> bool:
+        return request.user.is_active and Role.ADMIN in (request.user.roles or [])
+
+    def has_module_permission(self, request):
+        return self._lextrace_admin(request) or super().has_module_permission(request)
+
+    def has_view_permission(self, request, obj=None):
+        return self._lextrace_admin(request) or super().has_view_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return self._lextrace_admin(request) or super().has_delete_permission(request, obj)
+
+
+if admin.site.is_registered(AccessAttempt):
+    admin.site.unregister(AccessAttempt)
+admin.site.register(AccessAttempt, LoginLockAdmin)

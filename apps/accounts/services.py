@@ -15,3 +15,23 @@ def user_create(*, username: str, password: str, roles: list[str], teams: list[T
     user.save()
     user.teams.set(teams)
     return user
+
+
+def client_ip(request) -> str:
+    """The client's address: the peer, or, when the peer is a trusted proxy (TRUSTED_PROXIES), the
+    last X-Forwarded-For entry that is not itself a trusted proxy.
+
+    A client can put anything in X-Forwarded-For; only the entries our own proxies appended are
+    believed, so a spoofed header from an untrusted peer changes nothing.
+    """
+    from django.conf import settings
+
+    peer = request.META.get("REMOTE_ADDR", "")
+    trusted = set(getattr(settings, "TRUSTED_PROXIES", ()))
+    if peer not in trusted:
+        return peer
+    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
+    for hop in reversed(hops):
+        if hop not in trusted:
+            return hop
+    return peer
