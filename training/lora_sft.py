@@ -5,6 +5,8 @@
 Input: the chat JSONL of training/sft_export.py (and of the reviewer-approved export): one
 ``{"messages": [...], ...}`` per line, the assistant's answer last. Only that last answer is
 trained on; everything before it (system prompt, facts, numbered evidence) gets label -100.
+Multi-turn trajectories whose messages carry ``"weight"`` (training/trajectories.py: 1 on the
+planner's actions, 0 on observations) train every message of weight 1 instead.
 
 Evidence masking (as in Legal-R1, which keeps retrieved evidence out of the loss so the model
 learns to reason over evidence rather than to reproduce it): inside the answer, these spans
@@ -37,15 +39,25 @@ from typing import Any
 import torch
 
 IGNORE = -100
-_BLOCK = re.compile(r"<<<(EVIDENCE|FACTS)\n(.*?)\n\1>>>", re.S)
+_BLOCK = re.compile(r"<<<(EVIDENCE|FACTS|OBSERVATION)\n(.*?)\n\1>>>", re.S)
 _TAGGED = re.compile(r"<evidence>.*?</evidence>", re.S)
 
 
 # ---------------------------------------------------------------------- evidence spans
-def evidence_texts(messages: Sequence[dict[str, str]]) -> list[str]:
-    """The evidence and fact texts shown to the model before its answer."""
+def trained_messages(messages: Sequence[dict[str, Any]]) -> list[int]:
+    """Indices of the messages in the loss: those of weight 1 when weights are given, else the last answer."""
+    if any("weight" in m for m in messages):
+        return [i for i, m in enumerate(messages) if m.get("weight") == 1]
+    return [len(messages) - 1]
+
+
+def evidence_texts(messages: Sequence[dict[str, Any]]) -> list[str]:
+    """The evidence, observation and fact texts shown to the model (in messages it is not trained on)."""
     out = []
-    for message in messages[:-1]:
+    trained = set(trained_messages(messages))
+    for i, message in enumerate(messages):
+        if i in trained:
+            continue
         for name, body in _BLOCK.findall(message.get("content") or ""):
             if name == "FACTS":
                 out.append(body)
@@ -91,14 +103,27 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 # ---------------------------------------------------------------------- tokenisation
-def render(tokenizer, messages: Sequence[dict[str, str]]) -> tuple[str, str]:
-    """(prompt text ending where the answer starts, the full text)."""
-    answer = messages[-1]["content"]
+def render(tokenizer, messages: Sequence[dict[str, Any]]) -> tuple[str, list[tuple[int, int]]]:
+    """The conversation as the model sees it, and each message's content span in that text.
+
+    A trained assistant message at the end is followed by the end-of-sequence token."""
+    plain = [{"role": m["role"], "content": m["content"]} for m in messages]
     if getattr(tokenizer, "chat_template", None):
-        prompt = tokenizer.apply_chat_template(list(messages[:-1]), add_generation_prompt=True, tokenize=False)
+        text = tokenizer.apply_chat_template(plain, tokenize=False)
     else:
-        prompt = "".join(f"<|{m['role']}|>\n{m['content']}\n" for m in messages[:-1]) + "<|assistant|>\n"
-    return prompt, prompt + answer + (tokenizer.eos_token or "")
+        text = "".join(f"<|{m['role']}|>\n{m['content']}\n" for m in plain)
+        if plain and plain[-1]["role"] == "assistant":
+            text = text[:-1]
+    if plain and plain[-1]["role"] == "assistant" and tokenizer.eos_token and not text.endswith(tokenizer.eos_token):
+        text += tokenizer.eos_token
+    spans, cursor = [], 0
+    for m in plain:
+        start = text.find(m["content"], cursor)
+        if start < 0:
+            raise ValueError("the chat template does not reproduce a message's content verbatim")
+        spans.append((start, start + len(m["content"])))
+        cursor = start + len(m["content"])
+    return text, spans
 
 
 def encode(tokenizer, example: dict[str, Any], *, max_length: int = 4096, min_copy: int = 12) -> dict[str, list[int]]:
@@ -106,16 +131,20 @@ def encode(tokenizer, example: dict[str, Any], *, max_length: int = 4096, min_co
     messages = example["messages"]
     if not messages or messages[-1].get("role") != "assistant":
         raise ValueError("the last message must be the assistant's answer")
-    prompt, full = render(tokenizer, messages)
-    answer_start = len(prompt)
-    answer_end = answer_start + len(messages[-1]["content"])
-    masked = [(answer_start + s, answer_start + e)
-              for s, e in evidence_spans(messages[-1]["content"], evidence_texts(messages), min_copy=min_copy)]
+    full, spans = render(tokenizer, messages)
+    sources = evidence_texts(messages)
+    trained_spans, masked = [], []
+    for i in trained_messages(messages):
+        start, end = spans[i]
+        # The last answer's end-of-sequence token is a target too (the model must learn to stop).
+        trained_spans.append((start, len(full) if i == len(messages) - 1 else end))
+        masked += [(start + s, start + e) for s, e in evidence_spans(messages[i]["content"], sources, min_copy=min_copy)]
     enc = tokenizer(full, return_offsets_mapping=True, add_special_tokens=False, truncation=True, max_length=max_length)
     labels = []
     for token_id, (start, end) in zip(enc["input_ids"], enc["offset_mapping"]):
-        trained = start >= answer_start and (end > start or start >= answer_end)  # eos after the answer is trained
-        if trained and any(start < e and s < max(end, start + 1) for s, e in masked):
+        stop = max(end, start + 1)
+        trained = any(s <= start and stop <= e for s, e in trained_spans)
+        if trained and any(start < e and s < stop for s, e in masked):
             trained = False
         labels.append(token_id if trained else IGNORE)
     return {"input_ids": list(enc["input_ids"]), "attention_mask": list(enc["attention_mask"]), "labels": labels}

@@ -53,11 +53,11 @@ def test_masked_positions_carry_minus_100_and_a_tiny_random_lm_trains(tmp_path):
     tokenizer = char_tokenizer(m["content"] for ex in examples for m in ex["messages"])
     rows = [encode(tokenizer, ex) for ex in examples]
     for ex, row in zip(examples, rows):
-        prompt, full = render(tokenizer, ex["messages"])
+        full, spans = render(tokenizer, ex["messages"])
         assert len(row["labels"]) == len(row["input_ids"]) == len(full) - len("</s>") + 1  # a token per character, eos
-        assert all(label == IGNORE for label in row["labels"][:len(prompt)])  # the prompt is never trained
+        assert all(label == IGNORE for label in row["labels"][:spans[-1][0]])  # the prompt is never trained
     answer = examples[0]["messages"][-1]["content"]
-    start = len(render(tokenizer, examples[0]["messages"])[0])
+    start = render(tokenizer, examples[0]["messages"])[1][-1][0]
     recited = answer.index(RECITED)
     labels = rows[0]["labels"][start:]
     assert all(label == IGNORE for label in labels[recited:recited + len(RECITED)])  # the recited article
@@ -79,3 +79,21 @@ def test_masked_positions_carry_minus_100_and_a_tiny_random_lm_trains(tmp_path):
     assert any(not torch.equal(before[n], p) for n, p in model.named_parameters() if p.requires_grad)
     model.save_pretrained(tmp_path / "adapter")
     assert (tmp_path / "adapter" / "adapter_config.json").exists()
+
+
+def test_weighted_trajectories_train_the_weight_1_messages_and_mask_observations():
+    observation = "<<<OBSERVATION\n" + json.dumps({"text": "盗窃公私财物，数额较大的，处三年以下有期徒刑"}, ensure_ascii=False) + "\nOBSERVATION>>>"
+    messages = [{"role": "system", "content": "规则", "weight": 0},
+                {"role": "user", "content": "案件事实", "weight": 0},
+                {"role": "assistant", "content": '{"action": "search_statutes", "query": "盗窃"}', "weight": 1},
+                {"role": "user", "content": observation, "weight": 0},
+                {"role": "assistant", "content": '{"action": "stop", "query": "盗窃公私财物，数额较大的"}', "weight": 1}]
+    tokenizer = char_tokenizer(m["content"] for m in messages)
+    row = encode(tokenizer, {"messages": messages}, min_copy=8)
+    full, spans = render(tokenizer, messages)
+    trained = {i for i, label in enumerate(row["labels"]) if label != IGNORE}
+    first, last = spans[2], spans[4]
+    assert set(range(*first)) <= trained and not trained & set(range(*spans[3]))  # actions yes, observation no
+    copied = full.index("盗窃公私财物，数额较大的", last[0])
+    assert not trained & set(range(copied, copied + len("盗窃公私财物，数额较大的")))  # evidence copied into an action
+    assert set(range(last[0], copied)) <= trained
