@@ -138,3 +138,21 @@ def wait_for(predicate, *, timeout: float = 20.0, interval: float = 0.1):
             return value
         time.sleep(interval)
     return predicate()
+
+
+@pytest.fixture(scope="session")
+def demo_site(artifacts_dir):
+    """`make demo`'s start script (web + worker) on a database of its own, started once per session
+    and shared by the browser tests of the cases and review pages."""
+    from tests.browser_support import demo_server_running
+
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="legalsite.settings")
+    # The Chinese catalog is compiled by scripts/bootstrap.sh; make sure this checkout has it.
+    subprocess.run([sys.executable, "manage.py", "compilemessages", "--ignore=.local", "--ignore=node_modules"],
+                   cwd=ROOT, env=env, check=True, timeout=120, capture_output=True)
+    # Not the test run's broker database: a worker started by other tests must not take the
+    # demo's tasks (and the demo's worker must not take theirs).
+    base, _, number = os.environ["REDIS_URL"].rpartition("/")
+    with demo_server_running(artifacts_dir / "demo-site-server.log", db_name="lextrace_e2e_cases",
+                             redis_url=f"{base}/{(int(number or 0) + 10) % 16}") as url:
+        yield url

@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from apps.cases.selectors import evidence_context
 from apps.review.models import ReviewItem, WhatIf
 from apps.review.services.reviews import approval_current
-from apps.review.viewmodels import value_label
+from apps.review.viewmodels import describe, value_label
 
 DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 PDF_TIMEOUT_S = 60
@@ -48,7 +48,8 @@ def memo_context(review) -> dict:
                              "satisfied": item.get("satisfied"), "fact": item.get("span_text") or "",
                              "override": f"{value_label('item', o.value)}: {o.reason}" if o else ""})
         defendants.append({"name": r.defendant, "ev": ev, "grid": grid, "whatif": bool(whatif and whatif.bundle),
-                           "overrides": [{"what": f"{o.get_target_display()} {o.ref}", "to": value_label(o.target, o.value),
+                           "overrides": [{"what": describe(evidence_context(r.bundle), o.target, o.ref),
+                                          "to": value_label(o.target, o.value),
                                           "reason": o.reason, "by": o.actor.username}
                                          for o in overrides.get(r.pk, {}).values()]})
     return {"run": run, "case": run.case, "review": review, "approval": approval, "defendants": defendants,

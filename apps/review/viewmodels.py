@@ -25,6 +25,23 @@ def value_label(target: str, value: bool | None) -> str:
     return _(label) if label else ""
 
 
+def describe(ev: dict, target: str, ref: str) -> str:
+    """A reviewer-readable name for an override's target, from the evidence context ``ev``."""
+    if target == "item":
+        article_pk, _sep, item_pk = ref.partition(":")
+        for a in ev.get("articles") or []:
+            if str(a["article_pk"]) == article_pk:
+                question = next((i.get("question") for i in a["items"] if str(i.get("item_pk")) == item_pk), "")
+                return f"{a['label']} · {question}"
+    elif target == "article":
+        label = next((a["label"] for a in ev.get("articles") or [] if str(a["article_pk"]) == ref), ref)
+        return f"{_('article')} {label}"
+    elif target == "precedent":
+        label = next((p["ext_id"] for p in ev.get("precedents") or [] if str(p["pk"]) == ref), ref)
+        return f"{_('precedent')} {label}"
+    return f"{_('interpretation')} #{ref}"
+
+
 def _control(target: str, ref: str, anchor: str, current: bool, items: dict) -> dict:
     """One accept/override control; ``current`` is what the run decided (the override offers the opposite)."""
     item: ReviewItem | None = items.get((target, ref))
@@ -80,7 +97,8 @@ def review_page_context(*, review: Review, user, position: int) -> dict:
         "run": run, "review": review, "results": results, "result": result, "bundle": result.bundle if result else {},
         "ev": ev, "whatif": whatif, "original": _outcome(ev) if ev else None,
         "changed": _outcome(whatif_ev) if whatif_ev else None,
-        "overrides": [{"item": i, "value_label": value_label(i.target, i.value)} for i in overrides],
+        "overrides": [{"item": i, "what": describe(ev, i.target, i.ref), "value_label": value_label(i.target, i.value)}
+                      for i in overrides],
         "decisions": list(review.decisions.select_related("reviewer").order_by("-decided_at", "-pk")),
         "approval": approval_current(review), "is_submitter": is_submitter,
         "can_edit": pending and not is_submitter, "progress": review_progress(review, results),

@@ -57,6 +57,25 @@ def test_a_verdict_set_to_not_shown_makes_the_article_fail_and_the_judgment_chan
     assert _theft(judged)["passed"] and judged["audit"]["articles"][0]["items"][0]["satisfied"] in (True, False)
 
 
+def test_setting_an_element_to_satisfied_never_makes_an_article_fail(graph, judged):
+    theft = _theft(judged)
+    for item in theft["items"]:
+        o = Override("item", f"{theft['article_pk']}:{item['item_pk']}", True, "shown by the confession")
+        again = readjudicate(judged, [o], strategy=_strategy(), graph=graph).to_dict()
+        assert _theft(again)["passed"], item
+        assert again["judgment"]["status"] == Status.JUDGED
+
+
+def test_an_article_whose_elements_are_all_set_satisfied_applies(graph, judged):
+    failed = [a for a in judged["audit"]["articles"] if not a["passed"] and a["in_force"] and a["items"]]
+    if not failed:
+        pytest.skip("the fixture run pruned no in-force article with a checklist")
+    target = failed[0]
+    overrides = [Override("item", f"{target['article_pk']}:{i['item_pk']}", True, "shown") for i in target["items"]]
+    again = readjudicate(judged, overrides, strategy=_strategy(), graph=graph).to_dict()
+    assert next(a for a in again["audit"]["articles"] if a["article_pk"] == target["article_pk"])["passed"]
+
+
 def test_excluding_the_only_verified_article_leaves_insufficient_evidence(graph, judged):
     verified = [a for a in judged["audit"]["articles"] if a["passed"]]
     overrides = [Override("article", str(a["article_pk"]), False, "not applicable") for a in verified]

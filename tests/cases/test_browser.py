@@ -2,35 +2,20 @@
 switches to Chinese — against `make demo`'s start script on its own database, through Debian's
 Chromium. Screenshots go to test-artifacts/."""
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.browser_support import chromium, demo_server_running
+from tests.browser_support import chromium
 from tests.cases.conftest import demo_case
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def _redis_url_of_our_own() -> str:
-    # Not the test run's broker database: a worker started by other tests must not take the
-    # demo's tasks (and the demo's worker must not take theirs).
-    base, _, number = os.environ["REDIS_URL"].rpartition("/")
-    return f"{base}/{(int(number or 0) + 10) % 16}"
-
-
 @pytest.fixture(scope="module")
-def demo_server(artifacts_dir):
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="legalsite.settings")
-    # The Chinese catalog is compiled by scripts/bootstrap.sh; make sure this checkout has it.
-    subprocess.run(["python", "manage.py", "compilemessages", "--ignore=.local", "--ignore=node_modules"], cwd=ROOT,
-                   env=env, check=True, timeout=120, capture_output=True)
-    with demo_server_running(artifacts_dir / "cases-demo-server.log", db_name="lextrace_e2e_cases",
-                             redis_url=_redis_url_of_our_own()) as base:
-        yield base
+def demo_server(demo_site):
+    return demo_site
 
 
 @pytest.fixture(scope="module")

@@ -2,9 +2,11 @@
 
 The reviewer is the authority over what they change:
 
-- a checklist verdict (``item``, ref ``"<article_pk>:<item_pk>"``) is set to satisfied or not;
-  an article with a changed verdict then applies only if every one of its checklist items
-  is satisfied (the elements of an offence are conjunctive) and a version was in force;
+- a checklist verdict (``item``, ref ``"<article_pk>:<item_pk>"``) is set to satisfied or not.
+  The elements of an offence are conjunctive, so the article's decision moves with the
+  reviewer: an element the reviewer finds not shown defeats the article; once every element
+  is satisfied the article applies (if a version was in force); otherwise the Auditor's
+  decision stands (setting an element to satisfied never makes an article fail);
 - an article (``article``, ref ``"<article_pk>"``) is set to apply or not, whatever its items say;
 - a precedent (``precedent``, ref ``"<case_pk>"``) or an interpretation (``interpretation``,
   ref ``"<interpretation_pk>"``) is kept or excluded from the citable evidence.
@@ -100,10 +102,14 @@ def _apply_to_audit(result: Audit, overrides: list[Override]) -> None:
         changed.setdefault(article.article_pk, []).append(str(item.order))
     for pk, orders in changed.items():
         a = by_pk[pk]
-        a.passed = a.in_force and bool(a.items) and all(i.satisfied for i in a.items)
+        refuted = any(o.target == "item" and not o.value and o.ref.startswith(f"{pk}:") for o in overrides)
+        if refuted:
+            a.passed = False
+        elif all(i.satisfied for i in a.items):
+            a.passed = a.in_force
         a.reason = (f"reviewer changed checklist item(s) {', '.join(orders)}: "
-                    f"{sum(i.satisfied for i in a.items)}/{len(a.items)} satisfied; "
-                    f"{'applies' if a.passed else 'does not apply'}")
+                    f"{sum(i.satisfied for i in a.items)}/{len(a.items)} satisfied"
+                    f"{'; an element is not shown' if refuted else ''}; {'applies' if a.passed else 'does not apply'}")
     for o in overrides:
         if o.target != "article":
             continue
