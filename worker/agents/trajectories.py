@@ -52,7 +52,7 @@ def trajectory_example(bundle: dict, *, lang: str = "zh") -> dict | None:
         "stage": "plan", "prompt_version": PLANNER_PROMPT_VERSION, "synthetic_stop": synthetic,
         "case_ref": (bundle.get("case") or {}).get("ref", ""), "defendant": bundle.get("defendant", ""),
         # For GRPO: the reference trajectory and the outcome the run reached.
-        "reference": [{"action": s["action"], "query": s.get("query", "")} for s in steps],
+        "reference": [{"action": s["action"], "query": s.get("query", ""), "results": s.get("results") or []} for s in steps],
         "judgment": {k: (bundle.get("judgment") or {}).get(k) for k in ("charges", "article_keys", "term")},
         "facts": facts, "prejudged": prejudged,
     }
