@@ -1,0 +1,101 @@
+"""Supervised fine-tuning data from reviewer-approved runs, with the reviewer's overrides applied.
+
+Per defendant of every run with a valid approval, the evidence as approved (the what-if bundle
+when the reviewer overrode something, else the run's own) gives:
+
+- one ``checklist_article`` example per audited article: the product's own prompt, and as the
+  answer the verdicts as approved (a reviewer's override replaces the Auditor's verdict);
+- one ``adjudicate`` example when the approved outcome is a judgment: the verified evidence in
+  the prompt, the judgment (charges, articles, term, reasoning with [n] citations) as the answer.
+
+The prompt carries the evidence and facts; training/lora_sft.py masks evidence out of the loss.
+Cases whose facts share a 20-character n-gram with an evaluation set are dropped
+(training/sft_export.py's filter, court boilerplate ignored).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from django.db.models import F
+
+from apps.cases.models import DefendantResult
+from apps.review.models import Decision, Review, WhatIf
+from training.sft_export import boilerplate, contamination_index, is_contaminated
+from worker.agents.prompts import PROMPT_VERSION, build_prompt
+
+
+def approved_results() -> Iterator[tuple[DefendantResult, dict]]:
+    """(result, approved bundle) of every defendant of every run whose current approval is valid."""
+    results = (DefendantResult.objects
+               .filter(run__review__status=Review.Status.APPROVED, run__review__decisions__kind=Decision.Kind.APPROVE,
+                       run__review__decisions__valid=True, run__review__decisions__version=F("run__review__version"))
+               .select_related("run", "run__review").distinct().order_by("run_id", "position"))
+    for result in results.iterator():
+        review = result.run.review
+        whatif = WhatIf.objects.filter(review=review, version=review.version, result=result).first()
+        yield result, (whatif.bundle if whatif and whatif.bundle else result.bundle)
+
+
+def _assistant(answer: dict) -> dict:
+    return {"role": "assistant", "content": json.dumps(answer, ensure_ascii=False)}
+
+
+def approved_examples(bundle: dict, *, lang: str = "zh") -> list[dict]:
+    focus = (bundle.get("research") or {}).get("focus") or (bundle.get("case") or {}).get("facts", "")
+    defendant = bundle.get("defendant", "")
+    out = []
+    for a in (bundle.get("audit") or {}).get("articles") or []:
+        items = a.get("items") or []
+        if not items or not a.get("in_force"):
+            continue
+        prompt = build_prompt("checklist_article", lang, facts=focus, defendant=defendant,
+                              article={"key": a["key"], "label": a.get("label", ""), "text": a.get("text", "")},
+                              interpretations=a.get("interpretation_texts") or [],
+                              items=[{"id": i["item_pk"], "question": i.get("question", "")} for i in items])
+        answer = {"items": [{"id": i["item_pk"], "verdict": bool(i.get("satisfied")), "reasoning": i.get("reasoning", ""),
+                             "fact_span": i.get("span_text", "")} for i in items]}
+        out.append({"stage": "checklist_article", "messages": prompt.messages + [_assistant(answer)]})
+    judgment = bundle.get("judgment") or {}
+    if judgment.get("status") == "judged" and judgment.get("evidence"):
+        evidence = judgment["evidence"]
+        prompt = build_prompt("adjudicate", lang, facts=focus, defendant=defendant,
+                              evidence=[{"kind": e["kind"], "ref": e["ref"], "text": e["text"]} for e in evidence])
+        term = judgment.get("term") or {}
+        answer = {"acts": [{"description": "、".join(judgment["charges"]), "articles": judgment["article_keys"]}],
+                  "charges": judgment["charges"], "articles": judgment["article_keys"],
+                  "term": {"months": int(term.get("months") or 0), "life": bool(term.get("life")),
+                           "death": bool(term.get("death"))},
+                  "reasoning": judgment.get("reasoning", "")}
+        out.append({"stage": "adjudicate", "messages": prompt.messages + [_assistant(answer)]})
+    return out
+
+
+def approved_sft_export(*, out: Path, exclude: list[Path] = (), ngram: int = 20, boilerplate_max: int = 2,
+                        lang: str = "zh") -> dict:
+    def facts_of(path: Path):
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    yield json.loads(line)["fact"]
+
+    index = contamination_index((f for path in exclude for f in facts_of(path)), ngram)
+    approved = list(approved_results())
+    index -= boilerplate(((b.get("case") or {}).get("facts", "") for _r, b in approved), index, ngram, boilerplate_max)
+    kept = dropped = written = 0
+    stages: dict[str, int] = {}
+    with open(out, "w", encoding="utf-8") as handle:
+        for result, bundle in approved:
+            if is_contaminated((bundle.get("case") or {}).get("facts", ""), index, ngram):
+                dropped += 1
+                continue
+            kept += 1
+            for example in approved_examples(bundle, lang=lang):
+                example.update(run=result.run_id, defendant=result.position, prompt_version=PROMPT_VERSION,
+                               source="reviewer-approved")
+                handle.write(json.dumps(example, ensure_ascii=False) + "\n")
+                stages[example["stage"]] = stages.get(example["stage"], 0) + 1
+                written += 1
+    return {"results_kept": kept, "results_dropped_contaminated": dropped, "examples": written, "per_stage": stages}
