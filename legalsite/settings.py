@@ -309,6 +309,8 @@ LLM_BREAKER_RESET_S = env_float("LEXTRACE_LLM_BREAKER_RESET", 30.0)
 LLM_CHECKLIST_MODE = env_str("LEXTRACE_LLM_CHECKLIST_MODE", "article")
 if LLM_CHECKLIST_MODE not in ("article", "item"):
     raise ImproperlyConfigured(f"LEXTRACE_LLM_CHECKLIST_MODE must be article or item, got {LLM_CHECKLIST_MODE!r}")
+# IRAC-guided keyword expansion of the sparse article search (one more LLM call per defendant).
+LLM_KEYWORD_EXPANSION = env_bool("LEXTRACE_LLM_KEYWORD_EXPANSION", True)
 if LLM_BASE_URL and not LLM_MODEL:
     raise ImproperlyConfigured("LEXTRACE_LLM_MODEL must be set when LEXTRACE_LLM_BASE_URL is")
 # Agentic retrieval mode (worker.agents.agentic): caps of the planner loop per defendant.

@@ -115,7 +115,10 @@ def _is_candidate(article: ArticleNode | None, params: Params) -> bool:
 
 def research(case: CaseInput, focus: str, features: dict, query_text: str, prejudged: list[tuple[str, float]], *,
              graph: GraphStore, retriever: Retriever, params: Params,
-             intents: retrieval.IntentClassifier | None = None) -> Research:
+             intents: retrieval.IntentClassifier | None = None,
+             expand: Callable[[str], list[str]] | None = None) -> Research:
+    """The Researcher's paths. ``intents``: the trained intent classifier for the article rerank (else the
+    cue rules); ``expand``: IRAC keyword expansion of the sparse article query (LLM strategy only)."""
     result = Research(focus=focus, features=features, query_text=query_text, prejudged=prejudged)
     cases: dict[int, list[str]] = {}
     articles: dict[int, list[str]] = {}
@@ -169,7 +172,10 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
                     add_articles("chg", _most_cited(offence_cases, 2))
                     add_cases("chg", retriever.case_scores(query_text, [c.pk for c in offence_cases])[: params.k])
         if "art" in params.paths:
-            sparse = dict(retriever.articles_sparse(focus, 2 * params.k))
+            keywords = expand(focus) if expand else []
+            for keyword in keywords:
+                result.hits.append(Hit(path="art", kind="keyword", pk=keyword, score=0.0, label=keyword))
+            sparse = dict(retriever.articles_sparse(" ".join([focus, *keywords]), 2 * params.k))
             dense = dict(retriever.articles_dense(focus, 2 * params.k))
             fused = retrieval.fuse(sparse, dense, alpha=params.alpha)
             texts = {pk: " ".join(t.text for t in graph.article_texts(pk)[-1:]) for pk in fused}
@@ -381,7 +387,8 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
         prejudged = clock.stage("prejudge", strategy, strategy.prejudge, focus, params.max_charges)
         bundle.research = clock.stage("researcher", strategy, researcher or research, case, focus, features, query_text, prejudged,
                                       graph=graph, retriever=retriever, params=params,
-                                      intents=getattr(strategy, "intent_classifier", None))
+                                      intents=getattr(strategy, "intent_classifier", None),
+                                      expand=getattr(strategy, "expand_keywords", None))
         if not bundle.research.candidate_articles:
             bundle.judgment = Judgment(status=Status.NO_EVIDENCE, message="retrieval found no candidate article")
             return bundle

@@ -79,7 +79,8 @@ def strategy_build(name: str):
 
         from django.conf import settings
 
-        return LLMStrategy(llm_client(), checklist_mode=settings.LLM_CHECKLIST_MODE)
+        return LLMStrategy(llm_client(), checklist_mode=settings.LLM_CHECKLIST_MODE,
+                           keyword_expansion=settings.LLM_KEYWORD_EXPANSION)
     raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}")
 
 

@@ -28,15 +28,18 @@ class LLMStrategy:
 
     CHECKLIST_MODES = ("article", "item")
 
-    def __init__(self, client, *, lang: str = "zh", checklist_mode: str = "article"):
+    def __init__(self, client, *, lang: str = "zh", checklist_mode: str = "article", keyword_expansion: bool = False):
         """``checklist_mode``: "article" decides all items of an article in one call; "item" makes one
-        call per item, as the paper's Auditor does (more calls, shorter prompts)."""
+        call per item, as the paper's Auditor does (more calls, shorter prompts). ``keyword_expansion``:
+        one more call per defendant, IRAC keywords for the sparse article search (the pipeline calls
+        ``expand_keywords`` when it is not None)."""
         if checklist_mode not in self.CHECKLIST_MODES:
             raise ValueError(f"checklist_mode must be one of {self.CHECKLIST_MODES}, got {checklist_mode!r}")
         self.client = client
         self.lang = lang
         self.checklist_mode = checklist_mode
         self.records: list[dict] = []
+        self.expand_keywords = self._expand_keywords if keyword_expansion else None
 
     def versions(self) -> dict[str, str]:
         return {"strategy": "llm/1", "model": self.client.model, "prompts": PROMPT_VERSION, "checklist": self.checklist_mode,
@@ -61,6 +64,23 @@ class LLMStrategy:
             raise StageFailure(Status.MODEL_UNAVAILABLE, f"{stage}: {exc}") from exc
         self.records.append({"prompt": prompt.record(), "result": result.record()})
         return result.value
+
+    def _expand_keywords(self, focus: str) -> list[str]:
+        """IRAC-guided keywords for the sparse article search (prompts/expansion.py). Optional: a model
+        failure leaves the query unexpanded (recorded), it does not stop the run."""
+        from worker.agents.prompts.expansion import (EXPANSION_PROMPT_VERSION, EXPANSION_STAGE, SCHEMA, clean_keywords,
+                                                     expansion_messages, expansion_prompt_hash)
+
+        record = {"stage": EXPANSION_STAGE, "lang": self.lang, "version": EXPANSION_PROMPT_VERSION,
+                  "template_hash": expansion_prompt_hash(self.lang)}
+        try:
+            result = self.client.complete_json(expansion_messages(self.lang, facts=focus), SCHEMA, name=EXPANSION_STAGE,
+                                               stage=EXPANSION_STAGE)
+        except LLMError as exc:
+            self.records.append({"prompt": record, "error": str(exc), "raw": getattr(exc, "raw_text", "")})
+            return []
+        self.records.append({"prompt": record, "result": result.record()})
+        return clean_keywords(list(result.value.get("keywords") or []), focus)
 
     # -- stages ----------------------------------------------------------------
     def focus(self, case: CaseInput, defendant: str) -> str:
