@@ -249,3 +249,15 @@ def test_the_agentic_core_imports_no_django_celery_or_torch():
             "print(bad); sys.exit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_llm_planners_replies_are_recorded_and_replay_the_same_steps():
+    from worker.agents.replay import RecordedReplies
+
+    records = []
+    client = ScriptedClient([act("search_statutes", "盗窃罪 入户"), act("search_precedents", "入户 盗窃罪"), act("stop")])
+    first = run(LLMPlanner(client, records=records))
+    assert [r["prompt"]["stage"] for r in records] == ["plan", "plan", "plan"]
+    replayed = run(LLMPlanner(RecordedReplies(records), records=[]))
+    steps = lambda b: [(s.action, s.query, s.status, [r["pk"] for r in s.results]) for s in b.research.steps]  # noqa: E731
+    assert steps(replayed) == steps(first)

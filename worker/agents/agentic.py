@@ -344,11 +344,13 @@ class LLMPlanner:
 
     name = "llm"
 
-    def __init__(self, client, *, lang: str = "zh"):
+    def __init__(self, client, *, lang: str = "zh", records: list | None = None):
+        """``records``: where each exchange is recorded (the strategy's ``records``, so that the bundle's
+        ``llm_records`` hold the planner's replies too and a replay can answer them)."""
         self.client = client
         self.lang = lang
         self.calls = 0
-        self.last_raw = ""
+        self.records = records if records is not None else []
 
     def versions(self) -> dict[str, str]:
         return {"planner": "llm/1", "planner_prompts": PLANNER_PROMPT_VERSION}
@@ -360,14 +362,18 @@ class LLMPlanner:
         messages = planner_messages(self.lang, facts=state.focus, defendant=state.defendant, prejudged=state.prejudged,
                                     history=history)
         self.calls += 1
+        prompt = {"stage": PLANNER_STAGE, "lang": self.lang, "version": PLANNER_PROMPT_VERSION}
         try:
             result = self.client.complete_json(messages, SCHEMA, name=PLANNER_STAGE, stage=PLANNER_STAGE)
         except BudgetExceeded as exc:
             raise PlannerExhausted(str(exc)) from exc
         except ModelOutputInvalid as exc:
+            self.records.append({"prompt": prompt, "error": str(exc), "raw": getattr(exc, "raw_text", "")})
             raise PlannerRefused(f"the planner's reply was not a valid action: {exc}") from exc
         except LLMError as exc:
             raise PlannerExhausted(str(exc)) from exc
+        if hasattr(result, "record"):
+            self.records.append({"prompt": prompt, "result": result.record()})
         value = result.value if isinstance(result.value, dict) else {}
         return Action(str(value.get("action", "")), str(value.get("query", "")), str(value.get("reason", "")))
 
@@ -458,7 +464,7 @@ def planner_for(strategy, *, lang: str = "zh") -> Planner:
     case), else the statistical planner with the strategy's lexical item check."""
     client = getattr(strategy, "client", None)
     if getattr(strategy, "name", "") == "llm" and client is not None:
-        return LLMPlanner(client, lang=getattr(strategy, "lang", lang))
+        return LLMPlanner(client, lang=getattr(strategy, "lang", lang), records=getattr(strategy, "records", None))
     return StatisticalPlanner(strategy if hasattr(strategy, "verify_items") and strategy.name == "statistical" else None)
 
 

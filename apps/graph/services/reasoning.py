@@ -133,6 +133,14 @@ def bundle_replay(bundle: dict) -> tuple[Bundle, dict[str, int]]:
         strategy = LLMStrategy(client, checklist_mode=versions.get("checklist", "article"))
     else:
         client, strategy = None, statistical_strategy()
+    params = bundle.get("params") or {}
+    if params.get("mode") == "agentic":  # the planner loop again: the LLM planner from its recorded replies
+        from worker.agents.agentic import AgenticParams, adjudicate_agentic
+
+        replayed = adjudicate_agentic(case_of(bundle), bundle.get("defendant", ""), strategy=strategy,
+                                      graph=AgeGraphStore(), retriever=DbRetriever(), params=params_of(bundle),
+                                      agentic=AgenticParams(**(params.get("agentic") or {})))
+        return replayed, (client.unused() if client else {})
     replayed = adjudicate(case_of(bundle), bundle.get("defendant", ""), strategy=strategy, graph=AgeGraphStore(),
                           retriever=DbRetriever(), params=params_of(bundle))
     return replayed, (client.unused() if client else {})
