@@ -220,7 +220,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {"worker.tasks.training_*": {"queue": "training"}}
 CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=5)
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+# Unacknowledged messages of a dead worker are restored by a sweep every CELERY_UNACKED_RESTORE_INTERVAL
+# seconds once older than the visibility timeout (kombu's default sweep is 10 x 10 s: a lost task
+# waited ~100 s more).
+CELERY_UNACKED_RESTORE_INTERVAL = env_int("CELERY_UNACKED_RESTORE_INTERVAL", 10, minimum=1)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+                                   "unacked_restore_interval": CELERY_UNACKED_RESTORE_INTERVAL,
+                                   "unacked_restore_throttle": 1}
 # A task must end before the broker redelivers it (INV-6): hard limit < visibility timeout.
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3000, minimum=1)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", CELERY_TASK_TIME_LIMIT - 60 if CELERY_TASK_TIME_LIMIT > 120 else CELERY_TASK_TIME_LIMIT, minimum=1)

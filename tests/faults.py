@@ -169,4 +169,4 @@ def manage(*args: str, env: dict | None = None, timeout: float = 120) -> subproc
     """``python manage.py ARGS`` in a fresh process (the test settings plus ``env``)."""
     full = dict(os.environ, DJANGO_SETTINGS_MODULE="legalsite.settings_test", **(env or {}))
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=full, capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, check=False)

@@ -81,7 +81,7 @@ def _as_postgres(argv: list[str]) -> list[str]:
 
 def _run(argv: list[str], *, timeout: float = 600, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
     kwargs.setdefault("stdout", subprocess.PIPE)
-    result = subprocess.run(argv, timeout=timeout, env=env, stderr=subprocess.PIPE, **kwargs)
+    result = subprocess.run(argv, timeout=timeout, env=env, stderr=subprocess.PIPE, check=False, **kwargs)
     if result.returncode != 0:
         err = result.stderr.decode("utf-8", "replace") if isinstance(result.stderr, bytes) else result.stderr
         raise BackupError(f"{Path(argv[2] if argv[0] == 'chroot' else argv[0]).name} failed ({result.returncode}): "
@@ -345,7 +345,7 @@ def _manage(args: list[str], target: Target, timeout: float = 600) -> subprocess
     env = dict(os.environ, DB_HOST=target.host, DB_PORT=str(target.port), DB_NAME=target.name, DB_USER=target.user,
                DB_PASSWORD=target.password)
     return subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, check=False)
 
 
 def _stored_judgment(source: Target) -> dict | None:
@@ -404,7 +404,7 @@ def restore_drill(*, archive: str | Path | None = None, source: Target | None = 
                 report.add("stored judgment", result.returncode == 0 and "0 changed" in out, out[-500:])
             amcheck = subprocess.run([*pg_program("pg_amcheck"), *target.args(), "--install-missing",
                                       "--heapallindexed", target.name],
-                                     env=target.env(), capture_output=True, text=True, timeout=900)
+                                     env=target.env(), capture_output=True, text=True, timeout=900, check=False)
             report.add("pg_amcheck", amcheck.returncode == 0,
                        (amcheck.stdout + amcheck.stderr).strip()[-500:] or "no corruption reported")
         except BackupError as exc:

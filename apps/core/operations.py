@@ -99,7 +99,7 @@ class SharedCircuitBreaker:
             if state == self.HALF_OPEN:
                 # One probe for all processes; a probe that never reports back frees the slot
                 # after another reset period (the key expires).
-                ttl = max(1, int(round(self.reset_timeout_s)))
+                ttl = max(1, round(self.reset_timeout_s))
                 if self.client.set(self.probe_key, str(time.time()), nx=True, ex=ttl):
                     return
                 raise CircuitOpen("model circuit half-open: a probe call is in flight")

@@ -85,7 +85,7 @@ print("done", errors, flush=True)
             cluster.stop("immediate")  # a crash: no checkpoint, no goodbye to the clients
             time.sleep(2)
             cluster.start()  # crash recovery replays the WAL
-            out, err = writer.communicate(timeout=150)
+            out, _ = writer.communicate(timeout=150)
         finally:
             if writer.poll() is None:
                 writer.kill()

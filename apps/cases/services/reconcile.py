@@ -87,7 +87,7 @@ def runs_reconcile(*, stuck_after_s: int | None = None, dry_run: bool = False) -
                 continue
             try:
                 judgment_run_execute.delay(run_id)
-            except Exception:  # noqa: BLE001 - the broker is still down: report it, try again next time
+            except Exception:  # the broker is still down: report it, try again next time
                 logger.exception("could not re-enqueue run %s", run_id)
                 try:
                     client.delete(_MARK.format(run_id))

@@ -1,4 +1,4 @@
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -14,7 +14,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, path=None, **options):
         if not path:
-            path = Path("backups") / f"lextrace-{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}.dump"
+            path = Path("backups") / f"lextrace-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.dump"
         try:
             done = backup_create(path)
         except BackupError as exc:
