@@ -67,3 +67,23 @@ class AuditEvent(models.Model):
     @property
     def after_text(self) -> str:
         return "" if self.after is None else json.dumps(self.after, ensure_ascii=False, sort_keys=True)
+
+
+class AuditRowChange(models.Model):
+    """A write to a reviewed table as its row trigger saw it (migrations/0002_row_changes.py):
+    captured however the write was made, services or not. Unmanaged for the same reason as AuditEvent."""
+
+    id = models.BigAutoField(primary_key=True)
+    at = models.DateTimeField()
+    txid = models.BigIntegerField()
+    db_user = models.TextField()
+    tbl = models.TextField()
+    op = models.TextField()
+    row_id = models.TextField()
+    old = models.JSONField(null=True)
+    new = models.JSONField(null=True)
+
+    class Meta:
+        managed = False
+        db_table = "audit_row_change"
+        ordering = ["id"]
