@@ -98,3 +98,14 @@ def test_training_request_enqueues_after_commit(db, django_capture_on_commit_cal
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         run = training_request()
     assert run.status == TrainingRun.Status.QUEUED and len(callbacks) == 1
+
+
+@pytest.mark.slow
+def test_train_all_trains_every_model_from_the_corpus_and_activates_them(demo):
+    from io import StringIO
+
+    out = StringIO()
+    call_command("train_all", stdout=out)
+    text = out.getvalue()
+    assert "promoted" in text and all(f"gate {kind}" in text for kind in ModelVersion.Kind.values), text
+    assert set(ModelVersion.objects.filter(active=True).values_list("kind", flat=True)) == set(ModelVersion.Kind.values)
