@@ -31,3 +31,19 @@ def test_sixty_rapid_submissions_get_429s_beyond_the_rate_and_no_server_error(pe
     assert RATE - 2 <= accepted <= RATE + 2 and codes.count(429) >= 60 - RATE - 2
     assert Case.objects.filter(title="flood").count() == accepted
     assert refused.status_code == 429 and "Retry-After" in refused
+
+
+def test_oversized_facts_are_refused_before_anything_is_stored(personas):
+    """F9: 2 MB of facts is over the field cap (400); a body over the request cap never reaches a view."""
+    client = personas.client(personas.staff_a)
+    body = {"team": personas.team_a.pk, "title": "huge", "offence_date": "2020-01-01", "defendants": ["甲"]}
+    two_mb = client.post("/api/v1/cases/", {**body, "facts": "盗" * (2 * 1024 * 1024 // 3)},
+                         content_type="application/json")
+    assert two_mb.status_code == 400 and "facts" in two_mb.json()
+    over_limit = "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1024)
+    too_big = client.post("/api/v1/cases/", {**body, "facts": over_limit}, content_type="application/json")
+    assert too_big.status_code in (400, 413)
+    page = client.post("/cases/new/", {**body, "team": personas.team_a.pk, "facts": "盗" * 200_000,
+                                       "defendants": "甲"})
+    assert page.status_code in (200, 400, 413)
+    assert not Case.objects.filter(title="huge").exists()
