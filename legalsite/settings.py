@@ -217,7 +217,7 @@ CELERY_TASK_ACKS_LATE = True
 # acks_late alone loses a task whose worker child is SIGKILLed (RELIABILITY.md).
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "default")  # tests give their own workers a queue
 CELERY_TASK_ROUTES = {"worker.tasks.training_*": {"queue": "training"}}
 CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=5)
 # Unacknowledged messages of a dead worker are restored by a sweep every CELERY_UNACKED_RESTORE_INTERVAL

@@ -21,6 +21,7 @@ from apps.accounts.selectors import team_list_for
 from apps.cases.models import MAX_DEFENDANTS, Case, DefendantResult, JudgmentRun, RunAttempt
 from apps.cases.selectors import CASE_STATUS_NONE, case_get_for, case_search, run_get_for, run_progress
 from apps.cases.services.cases import CaseConflict, case_create, case_update
+from apps.cases.services.idempotency import KEY_MAX_LENGTH, IdempotencyConflict, idempotent_create
 from apps.cases.services.runs import judgment_cancel, judgment_request, judgment_retry
 from worker.agents.pipeline import ABLATIONS
 
@@ -185,11 +186,24 @@ class CaseListCreateApi(_Api):
     def post(self, request):
         data = self.CaseCreateInput(data=request.data, user=request.user)
         data.is_valid(raise_exception=True)
+        key = request.headers.get("Idempotency-Key", "").strip()
+        if len(key) > KEY_MAX_LENGTH:
+            raise ValidationError({"Idempotency-Key": f"at most {KEY_MAX_LENGTH} characters"})
         try:
-            case = case_create(user=request.user, **data.validated_data)
+            if not key:
+                case, created = case_create(user=request.user, **data.validated_data), True
+            else:
+                # The same key again (a double click, a retried timeout) returns the first request's case.
+                case_id, created = idempotent_create(
+                    user_id=request.user.pk, scope="case", key=key,
+                    create=lambda: case_create(user=request.user, **data.validated_data).pk)
+                case = Case.objects.get(pk=case_id)
         except DjangoValidationError as exc:
             raise _service_errors(exc) from None
-        return Response(CaseSerializer(case).data, status=status.HTTP_201_CREATED)
+        except IdempotencyConflict as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(CaseSerializer(case).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+                        headers={} if created else {"Idempotent-Replayed": "true"})
 
 
 class CaseDetailApi(_Api):
