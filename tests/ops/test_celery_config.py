@@ -1,0 +1,42 @@
+"""Configuration invariants of the worker and the database (D3, D12, H3, H7)."""
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from worker.celery import app
+
+
+def test_there_is_no_result_backend_to_lose():
+    # D12: task state is PostgreSQL's (runs, attempts, events); a wiped Redis loses no result.
+    assert settings.CELERY_RESULT_BACKEND is None
+    assert type(app.backend).__name__ == "DisabledBackend"
+
+
+def test_redelivery_is_bounded():
+    # D2/D3: a dead worker's message comes back after the visibility timeout plus one restore sweep,
+    # and a running task is never redelivered because of its own length.
+    options = app.conf.broker_transport_options
+    assert app.conf.task_time_limit < options["visibility_timeout"]
+    assert options["unacked_restore_throttle"] == 1 and options["unacked_restore_interval"] <= 60
+    assert app.conf.worker_prefetch_multiplier == 1 and app.conf.task_acks_late
+    assert app.conf.task_reject_on_worker_lost
+
+
+@pytest.mark.django_db
+def test_the_cluster_checksums_its_data_pages():
+    # H3: the development/CI cluster is initialised with --data-checksums (scripts/services.sh).
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW data_checksums")
+        assert cursor.fetchone()[0] == "on"
+
+
+@pytest.mark.django_db
+def test_the_connection_budget_fits_max_connections():
+    # H7: gunicorn (Procfile: 2 workers x 2 threads), the worker (concurrency 1 + its main process),
+    # the health check and a reserve for operators stay within max_connections.
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW max_connections")
+        max_connections = int(cursor.fetchone()[0])
+    web, worker, reserve = 2 * 2, 1 + 1, 10
+    assert web + worker + reserve <= max_connections
