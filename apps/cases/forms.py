@@ -72,7 +72,11 @@ class _OptionsWidget(forms.RadioSelect):
 class RunForm(forms.Form):
     strategy = forms.ChoiceField(label=_("Strategy"), initial=JudgmentRun.Strategy.STATISTICAL)
     ablation = forms.ChoiceField(label=_("Ablation"), initial="full")
-    mode = forms.ChoiceField(label=_("Retrieval mode"), initial=JudgmentRun.Mode.FIXED, widget=forms.RadioSelect)
+    mode = forms.ChoiceField(label=_("Retrieval mode"), initial=JudgmentRun.Mode.FIXED, widget=forms.RadioSelect,
+                             required=False)
+
+    def clean_mode(self):
+        return self.cleaned_data.get("mode") or JudgmentRun.Mode.FIXED
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

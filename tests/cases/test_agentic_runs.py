@@ -64,7 +64,7 @@ def test_the_mode_is_chosen_in_the_run_form_and_shown(personas, judging_corpus, 
     assert judgment_execute(run_id=run.pk, worker="test") == "done"
     run_page = client.get(reverse("cases:run_detail", args=[run.pk])).content.decode()
     assert 'id="run-mode"' in run_page
-    result_page = client.get(reverse("cases:result_detail", args=[run.pk, 0])).content.decode()
+    result_page = client.get(reverse("cases:result_detail", args=[run.pk, 0]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert 'id="planner-steps"' in result_page and "search statutes" in result_page
     first = run.results.first()
     if first.status == "judged":  # the severity index beside the predicted term
