@@ -91,7 +91,9 @@ def intent_examples(statutes: Sequence[Mapping[str, Any]], cases: Sequence[Mappi
     for case in cases:
         for j, sentence in enumerate(sentences(case.get("fact") or "", min_chars=12)[:4]):
             facts.append((f"fact:{case['id']}:{j}", sentence, {"applicability"}))
-    facts.sort(key=lambda e: hashlib.sha256(f"{seed}:{e[0]}".encode()).digest())
+    # A salted order: the held-out split hashes the same ids with the bare seed, and the
+    # sample must not be drawn from one side of that split.
+    facts.sort(key=lambda e: hashlib.sha256(f"{seed}:intent-sample:{e[0]}".encode()).digest())
     out.extend(facts[:max_fact_sentences])
     for _, _, labels in out:
         assert labels <= set(INTENTS), labels

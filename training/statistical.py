@@ -402,7 +402,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = load_cases(args.cases)
     tokenizer = Tokenizer()
     started = time.perf_counter()
-    tokens = tokenizer.tokens_many(c.get("fact") or "" for c in cases)
+    if set(models) & set(MODEL_NAMES):
+        tokens = tokenizer.tokens_many(c.get("fact") or "" for c in cases)
+    else:  # the verifier and the intent model do not read the cases' tokens
+        tokens = [[] for _ in cases]
     tokenize_s = time.perf_counter() - started
     print(f"tokenized {len(cases)} cases in {tokenize_s:.1f} s (tokenizer {tokenizer.fingerprint()})", flush=True)
 

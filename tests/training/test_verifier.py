@@ -126,3 +126,12 @@ def test_the_trained_intent_classifier_drives_the_article_rerank():
     docs = {"a": "盗窃财物数额较大的处有期徒刑", "b": "追诉时效期限"}
     assert [d for d, _ in rerank_by_intent("被告人于某日窃取财物", scored, docs, classifier=classifier)] == ["a", "b"]
     assert np.isclose(dict(rerank_by_intent("被告人于某日窃取财物", scored, docs, classifier=classifier))["a"], 0.60)
+
+
+def test_the_intent_sample_of_facts_falls_on_both_sides_of_the_split():
+    from training.statistical import is_heldout
+
+    cases = [{"id": f"case-{i}", "fact": "被告人于某日在某地窃取他人财物。被告人到案后如实供述。"} for i in range(400)]
+    facts = [eid for eid, _, labels in intent_examples([], cases, max_fact_sentences=200) if labels == {"applicability"}]
+    held = sum(is_heldout(eid, 0.1, 13) for eid in facts)
+    assert len(facts) == 200 and 0 < held < 60
