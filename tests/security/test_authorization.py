@@ -91,3 +91,20 @@ def test_staff_and_reviewers_cannot_import_statutes_or_train_models(personas, ro
 def test_the_admin_only_walk_covers_import_and_training(personas):
     routes = [r for r in ROUTES if r.startswith(ADMIN_ONLY_PREFIXES)]
     assert any(r.startswith("corpus/") for r in routes) and any(r.startswith("models/") for r in routes)
+
+
+def test_case_files_never_reach_the_retrieval_indexes():
+    """F7 by construction: retrieval (apps/corpus, apps/graph, worker/agents) reads only the published
+    corpus; no module there imports the cases app, so one team's facts cannot be retrieved for another."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    offenders = []
+    for package in ("apps/corpus", "apps/graph", "worker/agents"):
+        for path in (root / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                    [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+                offenders += [f"{path.relative_to(root)}: {n}" for n in names if n.startswith("apps.cases")]
+    assert not offenders, offenders
