@@ -41,7 +41,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import torch
 
@@ -263,11 +262,12 @@ def gold_of(record: dict) -> dict:
 
 
 def train(model, tokenizer, records: Sequence[dict], env, *, config: GRPOConfig = GRPOConfig(),
-          weights: RewardWeights = RewardWeights(), reward_fn: Callable[[Episode], float] | None = None,
+          weights: RewardWeights | None = None, reward_fn: Callable[[Episode], float] | None = None,
           log: Callable[[str], None] = print, lang: str = "zh") -> list[dict]:
     """Run ``config.steps`` GRPO updates; returns per-step statistics (mean reward, loss, KL)."""
     if not records:
         raise ValueError("no prompt record")
+    weights = weights or RewardWeights()
     torch.manual_seed(config.seed)
     rng = random.Random(config.seed)
     generator = torch.Generator(device="cpu").manual_seed(config.seed)

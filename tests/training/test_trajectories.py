@@ -17,10 +17,10 @@ FACTS = "被告人张某于2018年3月翻墙进入被害人李某家中，秘密
 CASE = CaseInput(facts=FACTS, defendants=("张某",), offence_date=dt.date(2018, 3, 1), ref="run:1")
 
 
-def bundle_of(replies, agentic=AgenticParams()):
+def bundle_of(replies, agentic=None):
     graph = tiny_legal_graph()
     return adjudicate_agentic(CASE, "张某", strategy=StatisticalStrategy(), graph=graph, retriever=InMemoryRetriever(graph),
-                              planner=LLMPlanner(ScriptedClient(replies)), agentic=agentic).to_dict()
+                              planner=LLMPlanner(ScriptedClient(replies)), agentic=agentic or AgenticParams()).to_dict()
 
 
 def test_a_trajectory_is_the_planner_conversation_with_the_evidence_masked():

@@ -469,9 +469,10 @@ def planner_for(strategy, *, lang: str = "zh") -> Planner:
 
 
 def adjudicate_agentic(case: CaseInput, defendant: str, *, strategy, graph: GraphStore, retriever: Retriever,
-                       params: Params = Params(), agentic: AgenticParams = AgenticParams(), planner: Planner | None = None,
-                       progress=None) -> Bundle:
+                       params: Params | None = None, agentic: AgenticParams = AgenticParams(),
+                       planner: Planner | None = None, progress=None) -> Bundle:
     """The pipeline for one defendant with the planner loop as its Researcher."""
+    params = params or Params()
     planner = planner or planner_for(strategy)
     researcher = AgenticResearcher(planner, agentic=agentic, defendant=defendant, progress=progress)
     bundle = adjudicate(case, defendant, strategy=strategy, graph=graph, retriever=retriever, params=params,

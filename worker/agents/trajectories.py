@@ -19,7 +19,13 @@ Used by `manage.py export_trajectories` (approved runs from the database) and tr
 
 from __future__ import annotations
 
-from worker.agents.prompts.planner import ACTIONS, PLANNER_PROMPT_VERSION, action_message, observation_message, planner_messages
+from worker.agents.prompts.planner import (
+    ACTIONS,
+    PLANNER_PROMPT_VERSION,
+    action_message,
+    observation_message,
+    planner_messages,
+)
 
 KEPT_STATUSES = ("ok", "stop")
 
