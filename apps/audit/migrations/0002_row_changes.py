@@ -49,7 +49,8 @@ DECLARE
     after_row  jsonb := CASE WHEN TG_OP <> 'DELETE' THEN to_jsonb(NEW) END;
     col text;
 BEGIN
-    FOREACH col IN ARRAY TG_ARGV LOOP
+    FOR i IN 0 .. TG_NARGS - 1 LOOP
+        col := TG_ARGV[i];
         IF before_row ? col THEN
             before_row := (before_row - col) || jsonb_build_object(col || '_md5', md5(before_row ->> col));
         END IF;
