@@ -39,15 +39,26 @@ class Client:
     """One keep-alive HTTP connection with a cookie jar."""
 
     def __init__(self, port: int, cookies: dict | None = None):
+        self.port = port
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         self.cookies = dict(cookies or {})
+        self.reconnects = 0
 
     def request(self, method: str, path: str, body: str | None = None, headers: dict | None = None):
         headers = dict(headers or {})
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        self.conn.request(method, path, body=body, headers=headers)
-        response = self.conn.getresponse()
+        try:
+            self.conn.request(method, path, body=body, headers=headers)
+            response = self.conn.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            # gunicorn closes a keep-alive connection idle for more than 2 s: open a new one, as a browser does
+            # (the time of the reconnection counts).
+            self.conn.close()
+            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+            self.reconnects += 1
+            self.conn.request(method, path, body=body, headers=headers)
+            response = self.conn.getresponse()
         data = response.read()
         for header in response.headers.get_all("Set-Cookie") or []:
             for name, morsel in SimpleCookie(header).items():
@@ -115,30 +126,39 @@ def _endpoints(f: dict) -> list[tuple[str, str, str, dict]]:
 
 def _load(port: int, cookies: dict, path: str, headers: dict, per_client: int) -> tuple[list[float], dict]:
     latencies: list[float] = []
-    statuses: dict[int, int] = {}
+    statuses: dict[int | str, int] = {}
+    errors: list[BaseException] = []
     lock = threading.Lock()
     start = threading.Barrier(CLIENTS)
 
     def client():
-        c = Client(port, cookies)
-        c.request("GET", path, headers=headers)  # opens the connection; not counted
-        start.wait()
-        mine = []
-        for _ in range(per_client):
-            t = time.perf_counter()
-            status, _ = c.request("GET", path, headers=headers)
-            mine.append((time.perf_counter() - t) * 1000)
+        try:
+            c = Client(port, cookies)
+            c.request("GET", path, headers=headers)  # opens the connection; not counted
+            start.wait(timeout=120)
+            mine = []
+            for _ in range(per_client):
+                t = time.perf_counter()
+                status, _ = c.request("GET", path, headers=headers)
+                mine.append((time.perf_counter() - t) * 1000)
+                with lock:
+                    statuses[status] = statuses.get(status, 0) + 1
+            c.conn.close()
             with lock:
-                statuses[status] = statuses.get(status, 0) + 1
-        c.conn.close()
-        with lock:
-            latencies.extend(mine)
+                latencies.extend(mine)
+                statuses["reconnects"] = statuses.get("reconnects", 0) + c.reconnects
+        except BaseException as exc:  # noqa: BLE001 - reported below; the other clients must not wait for this one
+            start.abort()
+            with lock:
+                errors.append(exc)
 
     threads = [threading.Thread(target=client) for _ in range(CLIENTS)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    if errors:
+        raise RuntimeError(f"{path}: {len(errors)} of {CLIENTS} clients failed: {errors[0]!r}")
     return latencies, statuses
 
 
