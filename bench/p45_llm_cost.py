@@ -9,7 +9,8 @@ Auditor), and the naive-RAG baseline. Each defendant gets the production per-cas
 "not satisfied", so the Auditor verifies nothing and the Adjudicator is not called: the
 figures are the retrieval-and-audit cost, the part that grows with the candidates.
 
-Goals: median calls ≤ 30 with the cap never exceeded (P4); tokens ≤ 3× naive RAG and
+Goals: median calls ≤ 30, and no defendant above the per-case call cap (P4; a defendant the
+budget stops ends as ``budget_exhausted``, counted in ``stopped_by_budget``); tokens ≤ 3× naive RAG and
 ≤ 10.7k, the paper's figure (P5) — for the configured checklist mode (LEXTRACE_LLM_CHECKLIST_MODE).
 """
 
@@ -63,7 +64,7 @@ def run(ctx: Context) -> list[dict]:
     c, t = {k: spread(v) for k, v in calls.items()}, {k: spread(v) for k, v in tokens.items()}
     naive_calls, naive_tokens = c["naive RAG"]["p50"] or 1, t["naive RAG"]["p50"] or 1
     details = {"defendants": len(records), "configured_mode": configured, "cap_calls": settings.LLM_MAX_CALLS_PER_CASE,
-               "cap_tokens": settings.LLM_MAX_TOKENS_PER_CASE, "statuses": statuses, "capped": capped,
+               "cap_tokens": settings.LLM_MAX_TOKENS_PER_CASE, "statuses": statuses, "stopped_by_budget": capped,
                "calls": c, "tokens": t, "paper_tokens": PAPER_TOKENS}
     rows = []
     for label in ("per-article", "per-item"):
@@ -73,8 +74,8 @@ def run(ctx: Context) -> list[dict]:
             baseline="naive-RAG baseline through the same stub, same run", baseline_value=naive_calls,
             stats=c[label], baseline_stats=c["naive RAG"],
             goals=[goal("median calls ≤ 30", None if ctx.tiny else c[label]["p50"] <= 30),
-                   goal(f"cap of {settings.LLM_MAX_CALLS_PER_CASE} calls / {settings.LLM_MAX_TOKENS_PER_CASE} tokens "
-                        "never exceeded", c[label]["max"] <= settings.LLM_MAX_CALLS_PER_CASE and not capped[label])],
+                   goal(f"calls within the per-case cap ({settings.LLM_MAX_CALLS_PER_CASE})",
+                        c[label]["max"] <= settings.LLM_MAX_CALLS_PER_CASE)],
             details=details if label == configured else {},
         ))
         rows.append(row(
