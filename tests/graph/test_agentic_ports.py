@@ -41,3 +41,16 @@ def test_search_indexes_do_not_index_interpretations(demo_corpus):
     assert DbRetriever().interpretations_sparse("盗窃", 3)
     search_indexes_build()
     assert DbRetriever().interpretations_sparse("盗窃", 3)
+
+
+def test_judge_in_agentic_mode_over_the_live_graph(demo_corpus, capsys):
+    from django.core.management import call_command
+
+    from apps.graph.services.building import graph_build
+
+    search_indexes_build()
+    graph_build()
+    call_command("judge", "--facts", "被告人张某于2018年5月翻墙进入被害人家中，秘密窃取现金人民币五千元。", "--defendant", "张某",
+                 "--date", "2018-05-01", "--mode", "agentic", "--summary")
+    out = capsys.readouterr().out
+    assert out.startswith("张某: judged") and "盗窃罪" in out and "planner steps)" in out
