@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lang", default="zh", choices=("zh", "en"))
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    read = lambda path: [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]  # noqa: E731
+    read = lambda path: [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     bundles = read(args.bundles)
     excluded = [r["fact"] for path in args.exclude for r in read(path)]
     written = 0

@@ -2,12 +2,11 @@
 
 import json
 
+import pytest
 from django.core.management import call_command
 
 from apps.evaluation.models import EvaluationRun
 from tests.evaluation.test_evaluate import world  # noqa: F401 - the fixture (demo corpus, indexes, graph, models)
-
-import pytest
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
-from training.grpo import (  # noqa: E402
+from training.grpo import (
     FixtureEnvironment,
     GRPOConfig,
     PolicyPlanner,
@@ -20,8 +20,8 @@ from training.grpo import (  # noqa: E402
     parse_action,
     train,
 )
-from worker.agents.agentic import PlannerRefused  # noqa: E402
-from worker.agents.prompts.planner import planner_messages  # noqa: E402
+from worker.agents.agentic import PlannerRefused
+from worker.agents.prompts.planner import planner_messages
 
 FACTS = "被告人张某于2018年3月翻墙进入被害人李某家中，秘密窃取现金人民币五千元，以非法占有为目的。"
 ARTICLE = {"kind": "article", "pk": 5, "label": "第二百六十四条", "score": 0.9, "detail": "盗窃罪"}
