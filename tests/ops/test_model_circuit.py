@@ -135,11 +135,18 @@ def test_an_llm_run_while_the_circuit_is_open_is_model_unavailable_never_a_judgm
         assert stub.stats()["calls"] == 0
 
 
+@pytest.fixture
+def alive_key(monkeypatch):
+    """A liveness key of this test's own: a suite's shared worker keeps marking the real one."""
+    key = f"lextrace:test:worker-alive:{uuid.uuid4().hex}"
+    monkeypatch.setattr(operations, "WORKER_ALIVE_KEY", key)
+    yield key
+    redis.Redis.from_url(settings.REDIS_URL).delete(key)
+
+
 @pytest.mark.django_db
-def test_the_banner_shows_an_open_model_circuit_and_a_missing_worker(personas, circuit):
-    client = personas.client(personas.staff_a)
-    live = redis.Redis.from_url(settings.REDIS_URL)
-    live.delete(operations.WORKER_ALIVE_KEY)
+def test_the_banner_shows_an_open_model_circuit_and_a_missing_worker(personas, circuit, alive_key):
+    client = personas.client(personas.staff_a, HTTP_ACCEPT_LANGUAGE="en")
     with override_settings(LLM_BASE_URL="http://127.0.0.1:9/v1", LLM_MODEL="m"):
         page = client.get("/").content.decode()
         assert 'id="degraded-banner"' in page and "no worker is running" in page
@@ -153,7 +160,6 @@ def test_the_banner_shows_an_open_model_circuit_and_a_missing_worker(personas, c
         circuit.reset()
         page = client.get("/").content.decode()
         assert 'id="degraded-banner"' not in page
-    live.delete(operations.WORKER_ALIVE_KEY)
     # Signed-out visitors are told nothing about the system's state.
     assert 'id="degraded-banner"' not in personas.client().get("/accounts/login/").content.decode()
 
@@ -162,5 +168,5 @@ def test_the_banner_shows_an_open_model_circuit_and_a_missing_worker(personas, c
 def test_the_banner_says_so_when_redis_is_unreachable(personas, monkeypatch):
     monkeypatch.setattr(operations, "_clients", {})
     with override_settings(REDIS_URL="redis://127.0.0.1:9/0"):
-        page = personas.client(personas.staff_a).get("/").content.decode()
-    assert "the task queue cannot be reached" in page
+        page = personas.client(personas.staff_a, HTTP_ACCEPT_LANGUAGE="en").get("/").content.decode()
+    assert 'id="degraded-banner"' in page and "the task queue cannot be reached" in page
