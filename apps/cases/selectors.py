@@ -115,7 +115,7 @@ STAGE_LABELS = {
 def run_progress(*, run: JudgmentRun) -> list[dict]:
     """Per defendant of the run: the stages reached in the current attempt and the Auditor's count."""
     rows = OrderedDict((name, {"defendant": name, "stage": "", "stages": [], "articles": [], "done": 0, "total": 0,
-                               "finished": False}) for name in run.defendants)
+                               "finished": False, "planner_steps": 0}) for name in run.defendants)
     events = RunEvent.objects.filter(run=run, attempt__number=run.attempt_count).order_by("pk")
     order = list(rows)
     for event in events:
@@ -132,6 +132,8 @@ def run_progress(*, run: JudgmentRun) -> list[dict]:
                                     "passed": bool(event.detail.get("passed"))})
             row["done"] = int(event.detail.get("done") or 0)
             row["total"] = int(event.detail.get("total") or 0)
+        elif event.kind == "step":  # the agentic planner's steps, reported during the researcher stage
+            row["planner_steps"] += 1
     if run.status == JudgmentRun.Status.DONE:
         for row in rows.values():
             row["finished"] = True

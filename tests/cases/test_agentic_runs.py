@@ -44,6 +44,8 @@ def test_an_agentic_run_requested_through_the_api_runs_on_the_worker_and_stores_
     assert RunEvent.objects.filter(run_id=run_id, kind="step", stage="planner").count() >= 2
     polled = api.get(f"/api/v1/runs/{run_id}/bundle/").json()
     assert polled["bundles"][0]["research"]["steps"]
+    progress = api.get(f"/api/v1/runs/{run_id}/").json()["progress"]
+    assert [p["planner_steps"] >= 2 for p in progress] == [True, True]
 
 
 @pytest.mark.django_db
