@@ -175,7 +175,7 @@ def machine() -> str:
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     try:
-        load = "load average %.1f %.1f %.1f" % os.getloadavg()
+        load = "load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
     except OSError:
         load = ""
     return f"{platform.platform()}, {platform.python_version()}, {cores} cores usable, {load}"

@@ -42,10 +42,10 @@ def run(ctx: Context) -> list[dict]:
     statuses: dict[str, dict[str, int]] = {"full": {}, "naive_rag": {}}
     for record in records:
         case = CaseInput(facts=record["fact"], defendants=tuple(record.get("defendants", ())[:1]))
-        for ablation in times:
+        for ablation, measured in times.items():
             t = time.perf_counter()
             [bundle] = judgment_compute(case=case, ablation=ablation)
-            times[ablation].append(time.perf_counter() - t)
+            measured.append(time.perf_counter() - t)
             status = bundle.judgment.status.value
             statuses[ablation][status] = statuses[ablation].get(status, 0) + 1
             exact[ablation] += exact_match(bundle.judgment.charges, record.get("charges", []))

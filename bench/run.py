@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import Context, connect, database_exists, database_recreate, machine, manage  # noqa: E402
+from bench.common import Context, connect, database_exists, database_recreate, machine, manage
 
 # name -> (module, which database it connects to)
 BENCHMARKS = {
@@ -153,12 +153,12 @@ def main() -> int:
         child(args.child, ctx, args.out)
         return 0
 
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     modules = _selected(args.benchmarks)
     report = {"date": started.isoformat(timespec="seconds"), "machine": machine(), "tiny": args.tiny,
               "command": "python bench/run.py " + " ".join(sys.argv[1:]),
               "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                       text=True).stdout.strip(),
+                                       text=True, check=False).stdout.strip(),
               "databases": {"read_only": ctx.db, "scratch": ctx.scratch_db}, "results": [], "errors": {},
               "wall_s": {}}
     print(f"# Lextrace benchmarks {report['date']} — {report['machine']}", flush=True)
@@ -179,7 +179,7 @@ def main() -> int:
                "--db", args.db, "--scratch-db", args.scratch_db, "--redis-url", args.redis_url] + (["--tiny"] if args.tiny else [])
         print(f"\n## {module} (database {env['DB_NAME']})", flush=True)
         t = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=ROOT, env=env)
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, check=False)
         report["wall_s"][module] = round(time.perf_counter() - t, 1)
         if proc.returncode == 0 and out.stat().st_size:
             rows = json.loads(out.read_text(encoding="utf-8"))
