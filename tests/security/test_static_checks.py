@@ -84,8 +84,10 @@ def test_no_secret_in_the_repository_beyond_the_reviewed_baseline():
              if SCANNED.search(f) and not f.startswith("static/vendor/") and (ROOT / f).is_file()]
     result = subprocess.run([str(BIN / "detect-secrets"), "scan", "--no-verify", *files], cwd=ROOT,
                             capture_output=True, text=True, timeout=600)
+    # Test fixtures' passwords ("Secret Keyword" under tests/) are fake by construction; every other
+    # kind of finding there (keys, tokens, high-entropy strings) still counts.
     found = {(name, s["hashed_secret"]) for name, secrets in json.loads(result.stdout)["results"].items()
-             for s in secrets}
+             for s in secrets if not (name.startswith("tests/") and s["type"] == "Secret Keyword")}
     baseline = json.loads((ROOT / ".secrets.baseline").read_text())["results"]
     reviewed = {(name, s["hashed_secret"]) for name, secrets in baseline.items() for s in secrets}
     assert found <= reviewed, f"unreviewed secrets: {sorted(found - reviewed)}"
