@@ -165,6 +165,18 @@ class WorkerProcess:
         self.stop()
 
 
+def session_db_name() -> str:
+    """The database the test session really uses (what started processes must be pointed at)."""
+    from django.db import connection
+
+    return connection.settings_dict["NAME"]
+
+
+def own_queue() -> str:
+    """A queue name for a worker started by one test, so the suite's shared worker never takes its messages."""
+    return f"ops-{uuid.uuid4().hex[:8]}"
+
+
 def manage(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     """``python manage.py ARGS`` in a fresh process (the test settings plus ``env``)."""
     full = dict(os.environ, DJANGO_SETTINGS_MODULE="legalsite.settings_test", **(env or {}))

@@ -7,7 +7,7 @@ staff role. Starting runs has its own throttle scope ("runs").
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch
-from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import permissions, serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
@@ -182,7 +182,13 @@ class CaseListCreateApi(_Api):
         page = paginator.paginate_queryset(cases, request, view=self)
         return paginator.get_paginated_response(CaseSerializer(page, many=True).data)
 
-    @extend_schema(operation_id="cases_create", request=CaseCreateInput, responses={201: CaseSerializer},
+    @extend_schema(operation_id="cases_create", request=CaseCreateInput,
+                   responses={201: CaseSerializer, 200: CaseSerializer, 409: None},
+                   parameters=[OpenApiParameter(
+                       "Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
+                       description="Sent again with the same value (same user, 24 h), returns the first request's "
+                                   "case with 200 and Idempotent-Replayed: true instead of creating another; 409 "
+                                   "while the first request is still running.")],
                    summary="Submit a case (facts as text)")
     def post(self, request):
         data = self.CaseCreateInput(data=request.data, user=request.user)

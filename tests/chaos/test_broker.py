@@ -8,21 +8,16 @@ import json
 import time
 
 import pytest
-from django.db import connection
 
 from apps.cases.models import JudgmentRun
 from apps.core.models import WorkerPing
 from tests.cases.conftest import make_case
 from tests.conftest import wait_for
-from tests.faults import ScratchRedis, WorkerProcess, manage
+from tests.faults import ScratchRedis, WorkerProcess, manage, session_db_name
 
 pytestmark = [pytest.mark.n, pytest.mark.worker, pytest.mark.slow,
               # Without a django_db mark in the session pytest-django sets up no test database at all.
               pytest.mark.django_db(transaction=True)]
-
-
-def db_name() -> str:
-    return connection.settings_dict["NAME"]
 
 
 ENQUEUE_PINGS = ("import json; from apps.core.services import worker_ping_request; "
@@ -31,7 +26,7 @@ ENQUEUE_PINGS = ("import json; from apps.core.services import worker_ping_reques
 
 def test_d6_queued_tasks_survive_a_broker_restart_with_aof():
     with ScratchRedis(aof=True) as broker:
-        env = {"DB_NAME": db_name(), "REDIS_URL": broker.url(), "CELERY_BROKER_URL": broker.url()}
+        env = {"DB_NAME": session_db_name(), "REDIS_URL": broker.url(), "CELERY_BROKER_URL": broker.url()}
         sent = manage("shell", "-c", ENQUEUE_PINGS.format(n=50), env=env)
         assert sent.returncode == 0, sent.stderr
         ids = json.loads(sent.stdout.strip().splitlines()[-1])
@@ -40,7 +35,7 @@ def test_d6_queued_tasks_survive_a_broker_restart_with_aof():
         broker.shutdown()
         broker.start()  # same port, same directory: the AOF is replayed
         assert broker.client().llen("default") == 50
-        with WorkerProcess(broker_url=broker.url(), db_name=db_name()):
+        with WorkerProcess(broker_url=broker.url(), db_name=session_db_name()):
             answered = wait_for(lambda: WorkerPing.objects.filter(pk__in=ids, answered_at__isnull=False).count() == 50,
                                 timeout=90, interval=0.5)
         assert answered, WorkerPing.objects.filter(pk__in=ids, answered_at__isnull=False).count()
@@ -51,8 +46,8 @@ def test_d6_queued_tasks_survive_a_broker_restart_with_aof():
 def test_d7_a_submission_while_the_broker_is_dead_is_kept_and_the_reconciler_finishes_it(live):
     case = make_case(live.staff_a, live.team_a)
     with ScratchRedis(aof=False) as broker:
-        env = {"DB_NAME": db_name(), "REDIS_URL": broker.url(), "CELERY_BROKER_URL": broker.url()}
-        with WorkerProcess(broker_url=broker.url(), db_name=db_name()):
+        env = {"DB_NAME": session_db_name(), "REDIS_URL": broker.url(), "CELERY_BROKER_URL": broker.url()}
+        with WorkerProcess(broker_url=broker.url(), db_name=session_db_name()):
             broker.kill()  # kill -9, no persistence: whatever was queued is gone
             submit = manage("shell", "-c", (
                 "from apps.cases.models import Case; from apps.accounts.models import User; "

@@ -1,28 +1,18 @@
 """D10 (tier N): a model that hangs, under the Celery time limits."""
 
 import time
-import uuid
 
 import pytest
 from django.conf import settings
-from django.db import connection
 
 from apps.cases.models import JudgmentRun, RunAttempt
 from apps.cases.services.runs import run_lock
 from apps.core.operations import model_circuit
 from tests.cases.conftest import make_case, make_run
 from tests.conftest import wait_for
-from tests.faults import WorkerProcess
+from tests.faults import WorkerProcess, own_queue, session_db_name
 from worker.agents.llm.stub_server import StubServer
 from worker.tasks import judgment_run_execute
-
-
-def db_name() -> str:
-    return connection.settings_dict["NAME"]
-
-
-def a_queue() -> str:
-    return f"ops-{uuid.uuid4().hex[:8]}"
 
 
 @pytest.mark.n
@@ -31,7 +21,7 @@ def a_queue() -> str:
 @pytest.mark.xfail(strict=True, reason="finding: Celery 5.7 prefork on Redis here does not enforce task_time_limit/"
                    "task_soft_time_limit (a task with limits 4/2 s ran 12 s); the LLM client's timeouts bound a hang")
 def test_d10_a_hanging_model_is_cut_by_the_soft_time_limit_and_the_worker_goes_on(live):
-    queue = a_queue()
+    queue = own_queue()
     circuit = model_circuit()
     circuit.reset()
     with StubServer(max_sleep_s=60) as stub:
@@ -43,7 +33,7 @@ def test_d10_a_hanging_model_is_cut_by_the_soft_time_limit_and_the_worker_goes_o
                                           case_version=case.version, facts=case.facts,
                                           defendants=list(case.defendants), offence_date=case.offence_date)
         after = make_run(case, live.staff_a)
-        with WorkerProcess(broker_url=settings.REDIS_URL, db_name=db_name(), queues=queue, env=env):
+        with WorkerProcess(broker_url=settings.REDIS_URL, db_name=session_db_name(), queues=queue, env=env):
             started = time.monotonic()
             judgment_run_execute.apply_async((hung.pk,), queue=queue)
             judgment_run_execute.apply_async((after.pk,), queue=queue)

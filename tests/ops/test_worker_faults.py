@@ -18,18 +18,10 @@ from apps.core.models import WorkerPing
 from tests.cases.conftest import make_case, make_run
 from tests.cases.test_claims import _in_thread
 from tests.conftest import wait_for
-from tests.faults import WorkerProcess
+from tests.faults import WorkerProcess, own_queue, session_db_name
 from worker.tasks import judgment_run_execute, worker_ping
 
 pytestmark = [pytest.mark.slow]
-
-
-def db_name() -> str:
-    return connection.settings_dict["NAME"]
-
-
-def a_queue() -> str:
-    return f"ops-{uuid.uuid4().hex[:8]}"
 
 
 def publish_raw(queue: str, *, body: bytes, content_type: str, task: str = "worker.tasks.worker_ping"):
@@ -49,9 +41,9 @@ def publish_raw(queue: str, *, body: bytes, content_type: str, task: str = "work
 def test_d11_d13_pickle_and_poison_messages_are_refused_and_the_rest_keeps_flowing():
     import pickle  # the point is that the worker refuses it
 
-    queue = a_queue()
+    queue = own_queue()
     smuggled = WorkerPing.objects.create()
-    with WorkerProcess(broker_url=settings.REDIS_URL, db_name=db_name(), queues=queue) as worker:
+    with WorkerProcess(broker_url=settings.REDIS_URL, db_name=session_db_name(), queues=queue) as worker:
         # D11: a pickle-typed message for a real task with a real id: never executed.
         publish_raw(queue, body=pickle.dumps(((smuggled.pk,), {}, {})), content_type="application/x-python-serialize")
         # D13: poison — an unknown task, and a body that is not JSON at all.
@@ -95,14 +87,14 @@ def test_d13_a_run_whose_worker_dies_every_time_is_failed_after_max_attempts(per
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)  # without it pytest-django would set up no test database
 def test_d2_a_whole_worker_killed_mid_run_is_redelivered_to_the_next_worker(live):
-    queue = a_queue()
+    queue = own_queue()
     # Small bounds for the test; the start-up check still holds (time limit < visibility timeout).
     limits = {"CELERY_VISIBILITY_TIMEOUT": "20", "CELERY_TASK_TIME_LIMIT": "18", "CELERY_TASK_SOFT_TIME_LIMIT": "15",
               "CELERY_UNACKED_RESTORE_INTERVAL": "2"}
     defendants = ["王某", "赵某"] + [f"同案人{i}" for i in range(1, 5)]
     case = make_case(live.staff_a, live.team_a, defendants=defendants)
     run = make_run(case, live.staff_a)
-    first = WorkerProcess(broker_url=settings.REDIS_URL, db_name=db_name(), queues=queue, env=limits).start()
+    first = WorkerProcess(broker_url=settings.REDIS_URL, db_name=session_db_name(), queues=queue, env=limits).start()
     try:
         judgment_run_execute.apply_async((run.pk,), queue=queue)
         assert wait_for(lambda: RunEvent.objects.filter(run=run, attempt__number=1).exists(), timeout=60,
@@ -112,7 +104,7 @@ def test_d2_a_whole_worker_killed_mid_run_is_redelivered_to_the_next_worker(live
         first.kill_group()
     killed_at = time.monotonic()
     assert not run.results.exists()
-    with WorkerProcess(broker_url=settings.REDIS_URL, db_name=db_name(), queues=queue, env=limits):
+    with WorkerProcess(broker_url=settings.REDIS_URL, db_name=session_db_name(), queues=queue, env=limits):
         done = wait_for(lambda: JudgmentRun.objects.filter(pk=run.pk, status="done").first(), timeout=120,
                         interval=0.5)
     run.refresh_from_db()
