@@ -170,6 +170,16 @@ def manage(*args: str, db: str, env: dict | None = None, timeout: float = 3600) 
     return time.perf_counter() - t
 
 
+def process_stop(proc: subprocess.Popen, timeout: float = 30) -> None:
+    """Stop a server the benchmark started (gunicorn, a Celery worker): TERM, then KILL."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def machine() -> str:
     import platform
 

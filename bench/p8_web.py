@@ -22,7 +22,7 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 from unittest import mock
 
-from bench.common import ROOT, Context, goal, row, spread
+from bench.common import ROOT, Context, goal, process_stop, row, spread
 
 CLIENTS = 8
 
@@ -201,11 +201,7 @@ def run(ctx: Context) -> list[dict]:
             results.append((kind, label, path, latencies, statuses))
         ping_after, _ = _load(port, {}, "/ping", {}, per_client)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        process_stop(server)
 
     ping = spread(ping_before + ping_after)
     rows = [row("P8", f"/ping under {CLIENTS} clients (p99)", ping["p99"], "ms", baseline="itself (the baseline)",

@@ -21,7 +21,7 @@ import uuid
 from pathlib import Path
 from unittest import mock
 
-from bench.common import ROOT, Context, goal, row, spread
+from bench.common import ROOT, Context, goal, process_stop, row, spread
 
 
 def _start_worker(ctx: Context, log: Path) -> tuple[subprocess.Popen, str]:
@@ -100,11 +100,7 @@ def run(ctx: Context) -> list[dict]:
             t_queue.append(q * 1000)
             diffs.append((b - a) * 1000)
     finally:
-        worker.terminate()
-        try:
-            worker.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        process_stop(worker)
     s_inline, s_celery = spread(t_inline), spread(t_celery)
     ratio = s_celery["p50"] / s_inline["p50"]
     statuses = dict(JudgmentRun.objects.filter(case__in=cases).values_list("status").annotate(n=Count("pk")))
