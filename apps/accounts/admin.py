@@ -23,17 +23,14 @@ class LoginLockAdmin(AxesAccessAttemptAdmin):
     """Failed-login records (django-axes). Lextrace administrators, not only superusers, may view
     them and delete one to lift a lockout; the release is audited (apps/accounts/signals.py)."""
 
-    def _lextrace_admin(self, request) -> bool:
-        return request.user.is_active and Role.ADMIN in (request.user.roles or [])
-
     def has_module_permission(self, request):
-        return self._lextrace_admin(request) or super().has_module_permission(request)
+        return request.user.has_role(Role.ADMIN) or super().has_module_permission(request)
 
     def has_view_permission(self, request, obj=None):
-        return self._lextrace_admin(request) or super().has_view_permission(request, obj)
+        return request.user.has_role(Role.ADMIN) or super().has_view_permission(request, obj)
 
     def has_delete_permission(self, request, obj=None):
-        return self._lextrace_admin(request) or super().has_delete_permission(request, obj)
+        return request.user.has_role(Role.ADMIN) or super().has_delete_permission(request, obj)
 
 
 if admin.site.is_registered(AccessAttempt):
