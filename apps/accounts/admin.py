@@ -23,14 +23,19 @@ class LoginLockAdmin(AxesAccessAttemptAdmin):
     """Failed-login records (django-axes). Lextrace administrators, not only superusers, may view
     them and delete one to lift a lockout; the release is audited (apps/accounts/signals.py)."""
 
+    @staticmethod
+    def _lextrace_admin(request) -> bool:
+        # The admin site also lists apps on its login page, for anonymous users.
+        return request.user.is_authenticated and request.user.has_role(Role.ADMIN)
+
     def has_module_permission(self, request):
-        return request.user.has_role(Role.ADMIN) or super().has_module_permission(request)
+        return self._lextrace_admin(request) or super().has_module_permission(request)
 
     def has_view_permission(self, request, obj=None):
-        return request.user.has_role(Role.ADMIN) or super().has_view_permission(request, obj)
+        return self._lextrace_admin(request) or super().has_view_permission(request, obj)
 
     def has_delete_permission(self, request, obj=None):
-        return request.user.has_role(Role.ADMIN) or super().has_delete_permission(request, obj)
+        return self._lextrace_admin(request) or super().has_delete_permission(request, obj)
 
 
 if admin.site.is_registered(AccessAttempt):
