@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -163,6 +165,47 @@ class WorkerProcess:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+class Gunicorn:
+    """gunicorn (2 workers x 4 threads) on a free 127.0.0.1 port, its own process group."""
+
+    def __init__(self, env: dict):
+        self.port = free_port()
+        self.env = dict(os.environ, DJANGO_SETTINGS_MODULE="legalsite.settings_test", DJANGO_DEBUG="0",
+                        DJANGO_ALLOWED_HOSTS="127.0.0.1", **env)
+        self.log = ROOT / "test-artifacts" / "gunicorn-load.log"
+
+    def __enter__(self):
+        self.log.parent.mkdir(exist_ok=True)
+        out = open(self.log, "w")  # noqa: SIM115 - handed to the child process
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "legalsite.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers", "2",
+             "--threads", "4", "--timeout", "120"], cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        out.close()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=5)  # noqa: S310 - loopback
+                return self
+            except urllib.error.HTTPError:
+                return self  # it answers (503 when no worker runs yet)
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"gunicorn exited; see {self.log}") from None
+                time.sleep(0.3)
+        raise RuntimeError(f"gunicorn did not answer within 60 s; see {self.log}")
+
+    def __exit__(self, *exc):
+        import signal
+
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
 
 
 def session_db_name() -> str:

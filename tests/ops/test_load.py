@@ -7,9 +7,6 @@ two cases — recorded as open in docs/RELIABILITY.md (no idempotency key yet).
 """
 
 import json
-import os
-import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -26,55 +23,15 @@ from rest_framework.authtoken.models import Token
 from apps.accounts.models import Role, Team
 from apps.accounts.services import user_create
 from apps.cases.models import Case, JudgmentRun
-from apps.core.backup import free_port
 from tests.cases.conftest import demo_case, ensure_judging_corpus
 from tests.conftest import wait_for
-from tests.faults import ROOT, WorkerProcess
+from tests.faults import Gunicorn, WorkerProcess
 
 pytestmark = [pytest.mark.c, pytest.mark.worker, pytest.mark.slow]
 
 SUBMISSIONS = 100
 USERS = 10
 RUNS_PER_USER = 2  # the "runs" throttle for this server: the rest of the run requests get 429
-
-
-class Gunicorn:
-    def __init__(self, env: dict):
-        self.port = free_port()
-        self.env = dict(os.environ, DJANGO_SETTINGS_MODULE="legalsite.settings_test", DJANGO_DEBUG="0",
-                        DJANGO_ALLOWED_HOSTS="127.0.0.1", **env)
-        self.log = ROOT / "test-artifacts" / "gunicorn-load.log"
-
-    def __enter__(self):
-        self.log.parent.mkdir(exist_ok=True)
-        out = open(self.log, "w")  # noqa: SIM115 - handed to the child process
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "legalsite.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers", "2",
-             "--threads", "4", "--timeout", "120"], cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True)
-        out.close()
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=5)  # noqa: S310 - loopback
-                return self
-            except urllib.error.HTTPError:
-                return self  # it answers (503 when no worker runs yet)
-            except OSError:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"gunicorn exited; see {self.log}") from None
-                time.sleep(0.3)
-        raise RuntimeError(f"gunicorn did not answer within 60 s; see {self.log}")
-
-    def __exit__(self, *exc):
-        import signal
-
-        os.killpg(self.proc.pid, signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
 
 
 def post(url: str, token: str, payload: dict) -> tuple[int, dict | None, float]:
