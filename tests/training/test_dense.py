@@ -5,7 +5,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from training.dense import StructNegSampler, embed, examples_from_cases, info_nce, recall_at_k, train  # noqa: E402
+from training.dense import StructNegSampler, embed, examples_from_cases, info_nce, recall_at_k, train
 
 PROPERTY, ORDER = "第五章 侵犯财产罪", "第六章 妨害社会管理秩序罪"
 STATUTES = [

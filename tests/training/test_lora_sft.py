@@ -9,8 +9,8 @@ transformers = pytest.importorskip("transformers")
 pytest.importorskip("peft")
 tokenizers = pytest.importorskip("tokenizers")
 
-from training import sft_export  # noqa: E402
-from training.lora_sft import IGNORE, add_lora, encode, evidence_spans, evidence_texts, render, train  # noqa: E402
+from training import sft_export
+from training.lora_sft import IGNORE, add_lora, encode, evidence_spans, evidence_texts, render, train
 
 STATUTES = {"264": {"number": 264, "sub": 0, "text": "盗窃公私财物，数额较大的，处三年以下有期徒刑、拘役或者管制。"}}
 THEFT = {"id": "c1", "fact": "被告人张某于2018年3月翻墙进入被害人家中，窃取现金人民币五千元。", "defendants": ["张某"],

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from worker.agents.features import extract_features
-from worker.agents.textmodel import ModelIntegrityError, _array_digest, _write_atomic, canonical_json, jsonable
+from worker.agents.textmodel import ModelIntegrityError, _array_digest, _write_atomic, canonical_json, jsonable, sigmoid
 
 FORMAT = "lextrace.checklist_verifier"
 FORMAT_VERSION = 1
@@ -129,10 +129,6 @@ def pair_features(view: FactsView, question: str, idf_of: Callable[[str], tuple[
     return features, where
 
 
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    return 0.5 * (1.0 + np.tanh(0.5 * z))
-
-
 class ChecklistVerifier:
     """Calibrated P(satisfied) for checklist items given the facts."""
 
@@ -190,7 +186,7 @@ class ChecklistVerifier:
         """Mean calibrated probability of each row of raw features, shape (n,)."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
         Z = ((X - self.mean) / self.scale) @ self.coef.T + self.intercept  # (n, k)
-        P = _sigmoid(-(Z * self.platt[:, 0] + self.platt[:, 1]))
+        P = sigmoid(-(Z * self.platt[:, 0] + self.platt[:, 1]))
         return P.mean(axis=1)
 
     def assess(self, facts: str | FactsView, questions: Sequence[str]) -> list[dict[str, Any]]:

@@ -22,7 +22,6 @@ The thresholds are fixed design values, not fitted to any evaluation set.
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections.abc import Callable
 
@@ -31,17 +30,11 @@ from worker.agents.graph_types import ChecklistEntry, Term
 from worker.agents.ports import GraphStore
 from worker.agents.retrieval import IntentClassifier
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
-from worker.agents.verifier import FactsView
+from worker.agents.verifier import SENTENCE, FactsView, grams, item_content
 
 ITEM_SUPPORT = 0.5  # share of the item's content bigrams found in one sentence, or in the abstract features
 ARTICLE_PASS = 0.35
 CHARGE_KEEP = 0.5  # extra charges need this probability; the best one is always kept
-_QUESTION_NOISE = re.compile(r"^是否|是否|或者|以及|并且|行为人|被告人|其|的|了|是|否|有无|存在|构成|达到|标准|[，。、；：？?（）()\s]")
-_SENTENCE = re.compile(r"[^。；;！？!?\n]+[。；;！？!?]?")
-
-
-def _bigrams(text: str) -> set[str]:
-    return {text[i:i + 2] for i in range(len(text) - 1)}
 
 
 class StatisticalStrategy:
@@ -100,22 +93,22 @@ class StatisticalStrategy:
     def verify_items(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> list[ItemVerdict]:
         if self.verifier is not None:
             return self._verify_with_model(focus, items)
-        sentences = [(m.start(), m.end(), m.group()) for m in _SENTENCE.finditer(focus)] or [(0, len(focus), focus)]
-        sentence_grams = [_bigrams(s) for _, _, s in sentences]
+        sentences = [(m.start(), m.end(), m.group()) for m in SENTENCE.finditer(focus)] or [(0, len(focus), focus)]
+        sentence_grams = [grams(s) for _, _, s in sentences]
         # The abstract features ("秘密窃取", "金额:千元至三万元", "以非法占有为目的") restate
         # the facts in the checklists' vocabulary; an item may be supported by them.
         labels = [label.split(":")[-1] for _, label in extract_features(focus).labels()]
-        feature_grams = [(label, _bigrams(label)) for label in labels]
+        feature_grams = [(label, grams(label)) for label in labels]
         verdicts = []
         for item in items:
-            grams = _bigrams(_QUESTION_NOISE.sub("", item.question))
+            wanted = grams(item_content(item.question))
             best, where = 0.0, None
             for (start, end, _), sg in zip(sentences, sentence_grams):
-                share = len(grams & sg) / len(grams) if grams else 0.0
+                share = len(wanted & sg) / len(wanted) if wanted else 0.0
                 if share > best:
                     best, where = share, (start, end)
-            by_feature = [label for label, fg in feature_grams if fg and len(grams & fg) / len(fg) >= 0.99]
-            feature_share = min(1.0, sum(len(grams & _bigrams(lbl)) for lbl in by_feature) / len(grams)) if grams else 0.0
+            by_feature = [label for label, fg in feature_grams if fg and len(wanted & fg) / len(fg) >= 0.99]
+            feature_share = min(1.0, sum(len(wanted & grams(lbl)) for lbl in by_feature) / len(wanted)) if wanted else 0.0
             ok = best >= ITEM_SUPPORT or (by_feature and feature_share >= ITEM_SUPPORT / 2)
             if best >= ITEM_SUPPORT:
                 reasoning = f"{best:.0%} of the item's terms occur in one sentence of the facts"
