@@ -9,6 +9,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+import pytest_django.fixtures
 from django.test import Client
 from hypothesis import settings as hypothesis_settings
 
@@ -18,6 +19,20 @@ from apps.accounts.services import user_create
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 PASSWORD = "persona-password-1"
+
+
+# pytest-django sets up only the databases that collected `django_db` tests name. Tests that
+# reach the database through committed fixtures (`live`, `celery_worker_process`) carry no such
+# mark, and run on their own they would write into the real DB_NAME. Always set up "default".
+_databases_for_setup = pytest_django.fixtures._get_databases_for_setup
+
+
+def _with_default_database(items):
+    aliases, serialized = _databases_for_setup(items)
+    return aliases | {"default"}, serialized
+
+
+pytest_django.fixtures._get_databases_for_setup = _with_default_database
 
 
 # Property tests: no per-example deadline (a loaded 2-core CI machine makes timing flaky), fixed

@@ -31,7 +31,7 @@ def api(user):
 
 
 def test_the_queue_lists_finished_runs_awaiting_review(judged_run, personas):
-    client = personas.client(personas.reviewer)
+    client = personas.client(personas.reviewer, HTTP_ACCEPT_LANGUAGE="en")
     page = client.get(reverse("review:queue")).content.decode()
     assert f'href="/review/runs/{judged_run.pk}/"' in page and "alpha-marker" in page
     assert "awaiting review (1)" in page
@@ -84,7 +84,7 @@ def test_the_review_page_has_a_control_per_item_and_shows_the_what_if(judged_run
 
 
 def test_an_override_without_reason_is_shown_as_an_error_and_saves_nothing(judged_run, personas):
-    client = personas.client(personas.reviewer)
+    client = personas.client(personas.reviewer, HTTP_ACCEPT_LANGUAGE="en")
     result, article, item = first_item(judged_run)
     response = client.post(reverse("review:item_set", args=[judged_run.pk]), {
         "target": "item", "ref": f"{article['article_pk']}:{item['item_pk']}", "position": 0, "action": "override",
