@@ -239,6 +239,8 @@ CELERY_TASK_ALWAYS_EAGER = False
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 HEALTH_WORKER_TIMEOUT = env_float("LEXTRACE_HEALTH_WORKER_TIMEOUT", 1.0)
+# `manage.py migrate` gives up on a lock it cannot get within this many seconds (RELIABILITY H5).
+MIGRATION_LOCK_TIMEOUT = f'{env_int("LEXTRACE_MIGRATION_LOCK_TIMEOUT", 5, minimum=1)}s'
 # Workers mark themselves alive every WORKER_ALIVE_INTERVAL_S; the mark lasts WORKER_ALIVE_TTL_S.
 WORKER_ALIVE_INTERVAL_S = env_float("LEXTRACE_WORKER_ALIVE_INTERVAL", 10.0)
 WORKER_ALIVE_TTL_S = env_int("LEXTRACE_WORKER_ALIVE_TTL", 30, minimum=2)

@@ -64,10 +64,41 @@ def check_worker() -> Check:
     return Check("worker", True, f"{len(replies)} worker(s) answered")
 
 
+def check_model() -> Check:
+    """The LLM server as the shared circuit breaker sees it (no URL, no model name)."""
+    from apps.core.operations import UNKNOWN, SharedCircuitBreaker, model_circuit
+
+    if not settings.LLM_BASE_URL:
+        return Check("model", True, "not configured: statistical strategy")
+    state = model_circuit().state
+    if state == SharedCircuitBreaker.CLOSED:
+        return Check("model", True, "circuit closed")
+    if state == UNKNOWN:
+        return Check("model", False, "circuit state unknown")
+    return Check("model", False, f"circuit {state}")
+
+
+def check_redelivery() -> Check:
+    """D2: deliveries left unacknowledged beyond visibility timeout + restore sweep."""
+    from apps.core.operations import redelivery_bound_s, stale_unacked
+
+    stale = stale_unacked()
+    if stale is None:
+        return Check("redelivery", False, "unknown")
+    count, oldest = stale
+    if count:
+        return Check("redelivery", False,
+                     f"{count} unacknowledged beyond {redelivery_bound_s():.0f} s (oldest {oldest:.0f} s)")
+    return Check("redelivery", True, f"none older than {redelivery_bound_s():.0f} s")
+
+
 def health_report() -> dict:
     checks = [check_database(), check_extensions(), check_broker()]
     # Only ask workers when the broker is up; otherwise the ping just times out.
-    checks.append(check_worker() if checks[2].ok else Check("worker", False, "broker down"))
+    broker_up = checks[2].ok
+    checks.append(check_worker() if broker_up else Check("worker", False, "broker down"))
+    checks.append(check_model())
+    checks.append(check_redelivery() if broker_up else Check("redelivery", False, "broker down"))
     essential_ok = all(c.ok for c in checks[:3])
-    status = "ok" if essential_ok and checks[3].ok else ("degraded" if essential_ok else "down")
+    status = "ok" if essential_ok and all(c.ok for c in checks[3:]) else ("degraded" if essential_ok else "down")
     return {"status": status, "checks": [asdict(c) for c in checks]}

@@ -38,8 +38,8 @@ UNKNOWN = "unknown"
 _clients: dict[str, redis.Redis] = {}
 
 
-def _redis() -> redis.Redis:
-    url = settings.REDIS_URL
+def _redis(url: str | None = None) -> redis.Redis:
+    url = url or settings.REDIS_URL
     client = _clients.get(url)
     if client is None:
         client = _clients[url] = redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
@@ -158,6 +158,37 @@ def worker_alive() -> bool | None:
         return bool(_redis().exists(WORKER_ALIVE_KEY))
     except redis.RedisError:
         return None
+
+
+# --- redelivery (D2) ----------------------------------------------------------------------
+
+# Kombu's Redis transport keeps every delivered, not yet acknowledged message in the hash
+# "unacked" and its delivery time in the sorted set "unacked_index"; a sweep puts messages older
+# than the visibility timeout back on their queue. An entry much older than that bound means the
+# sweep is not running (no worker left) and a run waits without anyone noticing.
+UNACKED_INDEX_KEY = "unacked_index"
+
+
+def redelivery_bound_s() -> float:
+    """How long an unacknowledged message may legitimately wait: visibility timeout plus one sweep."""
+    return float(settings.CELERY_VISIBILITY_TIMEOUT + settings.CELERY_UNACKED_RESTORE_INTERVAL)
+
+
+def stale_unacked(now: float | None = None) -> tuple[int, float] | None:
+    """(count, age of the oldest in s) of deliveries unacknowledged beyond the bound; None when Redis is unreachable."""
+    now = time.time() if now is None else now
+    cutoff = now - redelivery_bound_s()
+    try:
+        client = _redis(settings.CELERY_BROKER_URL)
+        stale = client.zrangebyscore(UNACKED_INDEX_KEY, "-inf", cutoff, withscores=True)
+    except redis.RedisError:
+        return None
+    if not stale:
+        return 0, 0.0
+    oldest = min(score for _tag, score in stale)
+    logger.warning("%s deliveries unacknowledged for more than %.0f s (oldest %.0f s): no worker restores them",
+                   len(stale), redelivery_bound_s(), now - oldest)
+    return len(stale), now - oldest
 
 
 def degraded_reasons() -> list[str]:
