@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Protocol
 
-from worker.agents import retrieval
+from worker.agents import retrieval, sentencing
 from worker.agents.graph_types import ArticleNode, ChecklistEntry, Term
 from worker.agents.ports import GraphStore, Retriever
 from worker.agents.types import (
@@ -316,7 +316,8 @@ _CITATION = re.compile(r"\[(\d+)\]")
 
 
 def verify_judgment(judgment: Judgment, audit_result: Audit, case: CaseInput) -> Judgment:
-    """INV-8: every citation resolves, every article is verified and in force, charges come from verified articles."""
+    """INV-8: every citation resolves, every article is verified and in force, charges come from verified articles,
+    and the term stays within what the verified articles provide (F5: capped, with a note saying so)."""
     if judgment.status != Status.JUDGED:
         return judgment
     numbers = {e.n for e in judgment.evidence}
@@ -339,7 +340,30 @@ def verify_judgment(judgment: Judgment, audit_result: Audit, case: CaseInput) ->
     if stray or not judgment.charges:
         return replace(judgment, status=Status.UNRESOLVED_CITATION,
                        message=f"charges {stray} are not defined by any verified article" if stray else "no charge")
-    return replace(judgment, citations=sorted(set(cited)))
+    judgment = replace(judgment, citations=sorted(set(cited)))
+    return _within_statutory_range(judgment, [by_key[k] for k in judgment.article_keys], audit_result.verified)
+
+
+def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verified: list[ArticleAudit]) -> Judgment:
+    """Cap the term at the maximum the articles for its charges provide (Article 69 for several charges).
+
+    Each charge is measured by the cited articles defining it, else by any verified article defining it.
+    Mitigation may go below an article's minimum, so the lower end is not enforced.
+    """
+    if judgment.term is None:
+        return judgment
+    ranges: dict[str, list] = {}
+    for charge in judgment.charges:
+        defining = [a for a in cited if charge in a.charges] or [a for a in verified if charge in a.charges]
+        ranges[charge] = [sentencing.statutory_range(a.text) for a in defining]
+    ceiling = sentencing.ceiling_for(ranges)
+    if ceiling is None:
+        return judgment
+    term, note = sentencing.cap_term(judgment.term, ceiling)
+    if not note:
+        return judgment
+    message = f"{judgment.message}; {note}" if judgment.message else note
+    return replace(judgment, term=term, message=message)
 
 
 # --- the whole run ----------------------------------------------------------------

@@ -1,0 +1,120 @@
+"""F5: the term stays within what the verified articles provide (statutory ranges read from the texts)."""
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from worker.agents.fixtures import tiny_legal_graph
+from worker.agents.graph_types import Term
+from worker.agents.pipeline import verify_judgment
+from worker.agents.sentencing import Ceiling, StatutoryRange, cap_term, ceiling_for, statutory_range
+from worker.agents.types import Judgment, Status
+
+DEMO_STATUTES = Path(__file__).resolve().parents[2] / "apps" / "corpus" / "demo" / "statutes.jsonl"
+
+# Read off the texts of our demo statutes by hand: (min months, max months, life, death).
+EXPECTED = {
+    "133": (1, 180, False, False),  # 三年以下或者拘役 … 七年以上有期徒刑
+    "133-1": (1, 6, False, False),  # 处拘役
+    "232": (36, 180, True, True),
+    "234": (1, 180, True, True),
+    "263": (36, 180, True, True),
+    "266": (0, 180, True, False),  # 单处罚金
+    "267": (0, 120, False, False),
+    "274": (0, 180, False, False),
+    "275": (0, 84, False, False),  # 拘役或者罚金: a fine alone
+    "293": (1, 120, False, False),
+    "303": (1, 36, False, False),
+    "347": (1, 180, True, True),  # 处十五年有期徒刑、无期徒刑或者死刑
+    "348": (1, 180, True, False),
+    "354": (1, 36, False, False),
+}
+
+
+def _demo_articles():
+    latest = {}
+    for line in DEMO_STATUTES.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("charges"):
+            latest[record["key"]] = record["text"]  # later versions follow earlier ones
+    return latest
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED))
+def test_the_range_of_every_demo_statute_matches_its_text(key):
+    found = statutory_range(_demo_articles()[key])
+    assert (found.min_months, found.max_months, found.life, found.death) == EXPECTED[key]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("处五年以下有期徒刑或者拘役。", (1, 60, False, False)),
+    ("处六个月以下有期徒刑。", (6, 6, False, False)),
+    ("处十年以上有期徒刑或者无期徒刑。", (120, 180, True, False)),
+    ("情节严重的，处二年以上七年以下有期徒刑，并处罚金。", (24, 84, False, False)),
+    ("处三年以下有期徒刑、拘役或者管制，并处或者单处罚金。", (0, 36, False, False)),
+    ("携带管制刀具进入公共场所，情节严重的，处一年以下有期徒刑。", (6, 12, False, False)),  # 管制刀具 is no penalty
+    ("处死刑、无期徒刑或者十年以上有期徒刑。", (120, 180, True, True)),
+])
+def test_written_penalty_phrases(text, expected):
+    found = statutory_range(text)
+    assert (found.min_months, found.max_months, found.life, found.death) == expected
+
+
+@pytest.mark.parametrize("text", ["依照前款的规定处罚。", "依照本法第二百六十四条的规定定罪处罚。", "为了惩罚犯罪，保护人民，制定本法。"])
+def test_an_article_without_a_penalty_of_its_own_has_no_range(text):
+    assert statutory_range(text) is None
+
+
+def test_the_ceiling_of_one_charge_is_its_maximum_and_several_charges_follow_article_69():
+    theft, fraud, gambling = StatutoryRange(0, 120), StatutoryRange(0, 180, life=True), StatutoryRange(1, 36)
+    assert ceiling_for({"盗窃罪": [theft]}) == Ceiling(120, False, False, "statutory maximum")
+    assert ceiling_for({"盗窃罪": [theft], "赌博罪": [gambling]}).months == 156  # the sum, below 20 years
+    assert ceiling_for({"盗窃罪": [theft], "诈骗罪": [fraud]}).months == 240  # 300 months: capped at 20 years
+    three = ceiling_for({"盗窃罪": [fraud], "诈骗罪": [fraud], "赌博罪": [theft]})
+    assert three.months == 300 and three.life  # a sum of 40 years: capped at 25
+    assert ceiling_for({"盗窃罪": [theft], "赌博罪": [None]}) is None  # one charge's range unknown: no check
+    assert ceiling_for({}) is None
+
+
+@pytest.mark.parametrize(("term", "ceiling", "expected"), [
+    (Term(months=30), Ceiling(120, False, False, "x"), Term(months=30)),
+    (Term(months=0), Ceiling(6, False, False, "x"), Term(months=0)),
+    (Term(months=121), Ceiling(120, False, False, "x"), Term(months=120)),
+    (Term(life=True), Ceiling(120, False, False, "x"), Term(months=120)),
+    (Term(life=True), Ceiling(180, True, False, "x"), Term(life=True)),
+    (Term(death=True), Ceiling(180, True, False, "x"), Term(life=True)),
+    (Term(death=True), Ceiling(120, False, False, "x"), Term(months=120)),
+    (Term(death=True), Ceiling(180, True, True, "x"), Term(death=True)),
+])
+def test_a_term_is_brought_within_the_ceiling_and_says_so(term, ceiling, expected):
+    capped, note = cap_term(term, ceiling)
+    assert capped == expected
+    assert bool(note) == (capped != term)
+
+
+def _theft_bundle():
+    from tests.agents.test_pipeline import THEFT, run
+    from worker.agents.types import CaseInput
+
+    return run(tiny_legal_graph(), CaseInput(facts=THEFT, defendants=("张某",), offence_date=dt.date(2018, 3, 1)))
+
+
+@pytest.mark.parametrize("term", [Term(months=200), Term(life=True), Term(death=True)])
+def test_the_verifier_caps_a_term_beyond_the_verified_article_and_records_it(term):
+    bundle = _theft_bundle()
+    assert bundle.judgment.status == Status.JUDGED and bundle.judgment.article_keys == ["264"]
+    beyond = Judgment(**{**bundle.judgment.__dict__, "term": term, "message": ""})
+    checked = verify_judgment(beyond, bundle.audit, bundle.case)
+    # Article 264 as in force in 2018 (tiny graph): at most ten years, no life, no death.
+    assert checked.status == Status.JUDGED
+    assert checked.term == Term(months=120)
+    assert "120 months" in checked.message
+
+
+def test_a_term_within_the_range_passes_unchanged():
+    bundle = _theft_bundle()
+    within = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=8), "message": ""})
+    checked = verify_judgment(within, bundle.audit, bundle.case)
+    assert checked.term == Term(months=8) and checked.message == ""

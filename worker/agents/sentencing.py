@@ -1,0 +1,142 @@
+"""Statutory penalty ranges read from article texts, and the ceiling they put on a term.
+
+Articles of the Criminal Law state their penalties in a small set of fixed
+phrases: "处三年以下有期徒刑、拘役或者管制", "处三年以上十年以下有期徒刑",
+"处十年以上有期徒刑、无期徒刑或者死刑", "单处罚金". :func:`statutory_range`
+reads every such phrase of an article and returns the widest range they allow.
+
+Only the *upper* end binds a judgment here. The lower end does not: mitigation
+(减轻处罚, Article 63 — attempt, surrender, accessory role, …) lawfully goes below
+an article's minimum, and many real judgments do. Above the maximum no article
+allows anything, except combined punishment for several offences (Article 69:
+at most the sum of the individual terms, and at most 20 years, or 25 years when
+the sum reaches 35 years). Life imprisonment and death need an article that
+provides them.
+
+An article whose text states no penalty of its own (e.g. "依照前款的规定处罚")
+gives ``None``; a judgment citing only such articles for a charge is not
+checked for that charge, rather than checked against a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from worker.agents.graph_types import Term
+from worker.agents.numerals import NUMERAL_CHARS, chinese_to_int
+
+# The general part's bounds (Articles 38, 42, 45): 管制 3 months–2 years, 拘役 1–6 months,
+# fixed-term imprisonment 6 months–15 years for one offence.
+CONTROL = (3, 24)
+DETENTION = (1, 6)
+FIXED_TERM = (6, 180)
+COMBINED_CAP = 240  # months, Article 69
+COMBINED_CAP_LONG = 300  # when the sum of the terms reaches 35 years
+LONG_SUM = 420
+
+_N = rf"([{NUMERAL_CHARS}]+)"
+# "处三年以上十年以下有期徒刑", also written "刑期为三年以上十年以下".
+_BETWEEN = re.compile(rf"{_N}(年|个月)以上{_N}(年|个月)以下")
+_EXACTLY = re.compile(rf"处{_N}(年|个月)有期徒刑")
+_AT_MOST = re.compile(rf"{_N}(年|个月)以下有期徒刑")
+_AT_LEAST = re.compile(rf"{_N}(年|个月)以上有期徒刑")
+# As penalties, not as words: "管制刀具" (controlled knives) is not the penalty 管制.
+_DETENTION = re.compile(r"(?:处|、|或者)拘役")
+_CONTROL = re.compile(r"(?:处|、|或者)管制(?!刀具|物品|药品|区)")
+_NO_TERM = ("单处罚金", "或者罚金", "免除处罚", "免予刑事处罚", "单处剥夺政治权利", "单处没收财产")
+
+
+@dataclass(frozen=True)
+class StatutoryRange:
+    min_months: int  # the lowest term a clause provides (0 when a fine alone is allowed)
+    max_months: int  # the highest fixed term a clause provides
+    life: bool = False
+    death: bool = False
+
+
+def _months(number: str, unit: str) -> int | None:
+    try:
+        value = chinese_to_int(number)
+    except ValueError:
+        return None
+    return value * 12 if unit == "年" else value
+
+
+def statutory_range(text: str) -> StatutoryRange | None:
+    """The widest penalty range an article's text provides; None when it states none."""
+    spans: list[tuple[int, int]] = []
+    rest = text
+    for match in _BETWEEN.finditer(text):
+        low, high = _months(match[1], match[2]), _months(match[3], match[4])
+        if low is not None and high is not None:
+            spans.append((low, high))
+    rest = _BETWEEN.sub("", rest)  # so "三年以上十年以下" is not read again as "十年以下"
+    for match in _AT_MOST.finditer(rest):
+        high = _months(match[1], match[2])
+        if high is not None:
+            spans.append((min(FIXED_TERM[0], high), high))
+    for match in _EXACTLY.finditer(rest):
+        months = _months(match[1], match[2])
+        if months is not None:
+            spans.append((months, months))
+    for match in _AT_LEAST.finditer(rest):
+        low = _months(match[1], match[2])
+        if low is not None:
+            spans.append((low, FIXED_TERM[1]))
+    if _DETENTION.search(text):
+        spans.append(DETENTION)
+    if _CONTROL.search(text):
+        spans.append(CONTROL)
+    life, death = "无期徒刑" in text, "死刑" in text
+    if not spans and not (life or death):
+        return None
+    low = min((s[0] for s in spans), default=FIXED_TERM[1])
+    if any(phrase in text for phrase in _NO_TERM):
+        low = 0
+    high = max((s[1] for s in spans), default=FIXED_TERM[1] if (life or death) else 0)
+    return StatutoryRange(min_months=low, max_months=high, life=life, death=death)
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    months: int
+    life: bool
+    death: bool
+    basis: str  # which rule set the ceiling, for the bundle
+
+
+def ceiling_for(ranges_by_charge: dict[str, list[StatutoryRange | None]]) -> Ceiling | None:
+    """The most a judgment may impose for these charges; None when a charge's range is unknown.
+
+    ``ranges_by_charge`` maps each charge to the ranges of the verified articles defining it.
+    """
+    if not ranges_by_charge:
+        return None
+    per_charge: list[StatutoryRange] = []
+    for ranges in ranges_by_charge.values():
+        known = [r for r in ranges if r is not None]
+        if not known:
+            return None
+        per_charge.append(StatutoryRange(min_months=min(r.min_months for r in known),
+                                         max_months=max(r.max_months for r in known),
+                                         life=any(r.life for r in known), death=any(r.death for r in known)))
+    life, death = any(r.life for r in per_charge), any(r.death for r in per_charge)
+    if len(per_charge) == 1:
+        return Ceiling(per_charge[0].max_months, life, death, "statutory maximum")
+    total = sum(r.max_months for r in per_charge)
+    cap = COMBINED_CAP_LONG if total >= LONG_SUM else COMBINED_CAP
+    return Ceiling(min(total, cap), life, death, "combined punishment (Article 69)")
+
+
+def cap_term(term: Term, ceiling: Ceiling) -> tuple[Term, str]:
+    """``term`` brought within ``ceiling``; the note says what changed ("" when nothing did)."""
+    if term.death and not ceiling.death:
+        if ceiling.life:
+            return Term(life=True), "death is not provided by the verified articles; life imprisonment instead"
+        return Term(months=ceiling.months), f"death is not provided by the verified articles; {ceiling.months} months ({ceiling.basis})"
+    if term.life and not term.death and not ceiling.life:
+        return Term(months=ceiling.months), f"life imprisonment is not provided by the verified articles; {ceiling.months} months ({ceiling.basis})"
+    if not (term.life or term.death) and term.months > ceiling.months:
+        return Term(months=ceiling.months), f"term capped at {ceiling.months} months ({ceiling.basis}; predicted {term.months})"
+    return term, ""
