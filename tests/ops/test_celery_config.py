@@ -23,6 +23,20 @@ def test_redelivery_is_bounded():
     assert app.conf.task_reject_on_worker_lost
 
 
+def test_every_message_carries_the_configured_time_limits():
+    # D10: the worker enforces the limits stamped into each message by its *sender* (the web
+    # process), taken from the sender's task_time_limit / task_soft_time_limit. They must be the
+    # configured ones, with room for cleanup between the soft and the hard limit.
+    from worker.tasks import judgment_run_execute
+
+    message = app.amqp.create_task_message("id-1", judgment_run_execute.name, (1,), {},
+                                           time_limit=judgment_run_execute.time_limit,
+                                           soft_time_limit=judgment_run_execute.soft_time_limit)
+    hard, soft = message.headers["timelimit"]
+    assert (hard, soft) == (settings.CELERY_TASK_TIME_LIMIT, settings.CELERY_TASK_SOFT_TIME_LIMIT)
+    assert soft < hard < settings.CELERY_VISIBILITY_TIMEOUT
+
+
 @pytest.mark.django_db
 def test_the_cluster_checksums_its_data_pages():
     # H3: the development/CI cluster is initialised with --data-checksums (scripts/services.sh).

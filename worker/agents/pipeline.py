@@ -35,7 +35,7 @@ from worker.agents.types import (
 
 Progress = Callable[[str, dict], None]
 
-PIPELINE_VERSION = "lextrace-pipeline/1"
+PIPELINE_VERSION = "lextrace-pipeline/2"  # 2: terms capped at the statutory maximum
 ABLATIONS = ("full", "no_graph", "no_researcher", "no_sem", "no_com", "no_chg", "no_art", "no_auditor", "naive_rag")
 
 
