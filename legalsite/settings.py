@@ -54,6 +54,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: an oversized body is refused from its Content-Length, before anything reads it (G1).
+    "apps.core.middleware.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -300,6 +302,10 @@ LEXTRACE_MAX_UPLOAD_BYTES = env_int("LEXTRACE_MAX_UPLOAD_BYTES", 50 * 1024 * 102
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 # Facts documents uploaded at case intake (TXT, DOCX, PDF).
 LEXTRACE_CASE_UPLOAD_MAX_BYTES = env_int("LEXTRACE_CASE_UPLOAD_MAX_BYTES", 10 * 1024 * 1024, minimum=1024)
+# The largest request body accepted at all: the largest file plus room for the form around it.
+LEXTRACE_MAX_REQUEST_BODY_BYTES = env_int(
+    "LEXTRACE_MAX_REQUEST_BODY_BYTES",
+    max(LEXTRACE_MAX_UPLOAD_BYTES, LEXTRACE_CASE_UPLOAD_MAX_BYTES) + DATA_UPLOAD_MAX_MEMORY_SIZE, minimum=4096)
 
 # --- LLM (OpenAI-compatible server: vLLM on a GPU host, llama.cpp for demos) ---
 # Empty base URL: no LLM configured; the statistical strategy is used.
