@@ -13,6 +13,7 @@ import logging
 import shutil
 import uuid
 from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -160,13 +161,62 @@ def _create_hnsw(index: SearchIndex, dim: int) -> None:
         )
 
 
+class IndexBuildBusy(RuntimeError):
+    """Another search-index build holds the build lock."""
+
+
+_BUILD_LOCK = "lextrace:search-index-build"
+
+
+@contextmanager
+def _build_lock():
+    """One search-index build at a time, across processes (a session-level advisory lock:
+    PostgreSQL releases it by itself when the holder's connection dies)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(hashtext(%s))", [_BUILD_LOCK])
+        if not cursor.fetchone()[0]:
+            raise IndexBuildBusy("another search index build is running; try again when it has finished")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", [_BUILD_LOCK])
+
+
+def abandoned_builds_discard() -> list[int]:
+    """Mark the builds a killed process left behind as failed and free their vectors, HNSW indexes and
+    artefacts. Only called under the build lock, so no build of these targets is running."""
+    targets = (SearchIndex.Target.ARTICLES, SearchIndex.Target.PRECEDENTS)
+    abandoned = list(SearchIndex.objects.filter(status=SearchIndex.Status.BUILDING, active=False, target__in=targets))
+    for index in abandoned:
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP INDEX IF EXISTS {_hnsw_index_name(index)}")
+        DenseVector.objects.filter(index=index).delete()
+        if index.artefact_dir:
+            shutil.rmtree(index.artefact_dir, ignore_errors=True)
+        SearchIndex.objects.filter(pk=index.pk).update(
+            status=SearchIndex.Status.FAILED, finished_at=timezone.now(),
+            params={**index.params, "failure": "abandoned: the building process died"})
+        log.warning("discarded the abandoned %s index %s of %s", index.method, index.pk, index.target)
+    return [i.pk for i in abandoned]
+
+
 def search_indexes_build(*, dense_backend: str = DEFAULT_DENSE_BACKEND, progress: Progress = None) -> list[SearchIndex]:
     """BM25 and dense indexes over articles and precedents, each switched in when complete.
+
+    One build runs at a time (IndexBuildBusy otherwise); it starts by discarding what a killed
+    build left behind. Until a new index is switched in, the previous one keeps serving.
 
     The default dense backend is an LSA model trained here on the corpus itself
     (articles and precedents together, so queries of either kind share one space);
     ``e5`` uses the bundled multilingual-e5-small, ``openai`` an embeddings server.
     """
+    with _build_lock():
+        abandoned_builds_discard()
+        return _search_indexes_build(dense_backend, progress)
+
+
+def _search_indexes_build(dense_backend: str, progress: Progress) -> list[SearchIndex]:
     tokenizer = legal_tokenizer()
     # jieba is the slow part: tokenize every document once, for BM25 and LSA alike.
     targets = (SearchIndex.Target.ARTICLES, SearchIndex.Target.PRECEDENTS)

@@ -1,8 +1,8 @@
 import time
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
-from apps.corpus.services.indexing import DEFAULT_DENSE_BACKEND, search_indexes_build
+from apps.corpus.services.indexing import DEFAULT_DENSE_BACKEND, IndexBuildBusy, search_indexes_build
 
 
 class Command(BaseCommand):
@@ -19,7 +19,10 @@ class Command(BaseCommand):
             self.stdout.write("search indexes present; nothing to do")
             return
         start = time.perf_counter()
-        indexes = search_indexes_build(dense_backend=dense,
-                                       progress=lambda m: self.stdout.write(f"  [{time.perf_counter() - start:6.1f} s] {m}"))
+        try:
+            indexes = search_indexes_build(
+                dense_backend=dense, progress=lambda m: self.stdout.write(f"  [{time.perf_counter() - start:6.1f} s] {m}"))
+        except IndexBuildBusy as exc:
+            raise CommandError(str(exc)) from None
         for index in indexes:
             self.stdout.write(f"{index.method}:{index.target} — {index.documents} documents, model {index.model_id}")
