@@ -310,6 +310,9 @@ LEXTRACE_MAX_REQUEST_BODY_BYTES = env_int(
 # --- LLM (OpenAI-compatible server: vLLM on a GPU host, llama.cpp for demos) ---
 # Empty base URL: no LLM configured; the statistical strategy is used.
 LLM_BASE_URL = env_str("LEXTRACE_LLM_BASE_URL", "")
+# LLM runs have a queue of their own, consumed by a worker whose concurrency matches the model
+# server's capacity (Procfile: llm-worker), so statistical runs never wait behind them (E2).
+LLM_QUEUE = env_str("LEXTRACE_LLM_QUEUE", "llm")
 LLM_MODEL = env_str("LEXTRACE_LLM_MODEL", "")
 LLM_API_KEY = env_str("LEXTRACE_LLM_API_KEY", "")
 LLM_TIMEOUT_S = env_float("LEXTRACE_LLM_TIMEOUT", 120.0)

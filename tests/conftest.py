@@ -121,7 +121,7 @@ def celery_worker_process(django_db_setup, django_db_blocker, artifacts_dir):
     log = open(artifacts_dir / "celery-worker.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "worker.celery:app", "worker", "--pool", "prefork",
-         "--concurrency", "1", "--queues", "default,training", "--loglevel", "INFO", "--hostname", name],
+         "--concurrency", "1", "--queues", "default,training,llm", "--loglevel", "INFO", "--hostname", name],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     deadline = time.monotonic() + 60

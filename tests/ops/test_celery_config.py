@@ -47,10 +47,10 @@ def test_the_cluster_checksums_its_data_pages():
 
 @pytest.mark.django_db
 def test_the_connection_budget_fits_max_connections():
-    # H7: gunicorn (Procfile: 2 workers x 2 threads), the worker (concurrency 1 + its main process),
-    # the health check and a reserve for operators stay within max_connections.
+    # H7: gunicorn (Procfile: 2 workers x 2 threads), the worker and the LLM worker (concurrency 1 +
+    # its main process, each), the health check and a reserve for operators stay within max_connections.
     with connection.cursor() as cursor:
         cursor.execute("SHOW max_connections")
         max_connections = int(cursor.fetchone()[0])
-    web, worker, reserve = 2 * 2, 1 + 1, 10
-    assert web + worker + reserve <= max_connections
+    web, worker, llm_worker, reserve = 2 * 2, 1 + 1, 1 + 1, 10
+    assert web + worker + llm_worker + reserve <= max_connections

@@ -102,7 +102,7 @@ def test_a_submission_while_the_broker_refuses_is_stored_queued_and_reconciled(p
         raise OperationalError("Error 111 connecting to 127.0.0.1. Connection refused.")
 
     with monkeypatch.context() as patch:
-        patch.setattr(judgment_run_execute, "delay", broker_down)
+        patch.setattr(judgment_run_execute, "apply_async", broker_down)
         with transaction.atomic():
             run = judgment_request(case=case, user=personas.staff_a)
     marks.append(run.pk)

@@ -31,7 +31,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from apps.cases.models import JudgmentRun
-from apps.cases.services.runs import run_lock
+from apps.cases.services.runs import run_lock, run_message_send
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +60,6 @@ def _recently_requeued(client, run_id: int, window_s: int) -> bool:
 def runs_reconcile(*, stuck_after_s: int | None = None, dry_run: bool = False) -> ReconcileReport:
     """Re-enqueue runs that are stuck because their message was lost. Returns what was done."""
     from apps.core.operations import _redis
-    from worker.tasks import judgment_run_execute
 
     window = int(stuck_after_s if stuck_after_s is not None else settings.RUNS_STUCK_AFTER_S)
     cutoff = timezone.now() - timedelta(seconds=window)
@@ -76,6 +75,7 @@ def runs_reconcile(*, stuck_after_s: int | None = None, dry_run: bool = False) -
         with run_lock(run.pk) as free:  # held by a live worker: it is just slow, leave it
             if free:
                 stalled.append(run.pk)
+    strategies = dict(JudgmentRun.objects.filter(pk__in=queued + stalled).values_list("pk", "strategy"))
     client = _redis()
     for kind, ids in (("queued", queued), ("stalled", stalled)):
         for run_id in ids:
@@ -86,7 +86,7 @@ def runs_reconcile(*, stuck_after_s: int | None = None, dry_run: bool = False) -
                 report.skipped_recent.append(run_id)
                 continue
             try:
-                judgment_run_execute.delay(run_id)
+                run_message_send(run_id, strategies[run_id])
             except Exception:  # the broker is still down: report it, try again next time
                 logger.exception("could not re-enqueue run %s", run_id)
                 try:

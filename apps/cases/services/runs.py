@@ -111,17 +111,27 @@ def _check_parameters(strategy: str, ablation: str, mode: str = JudgmentRun.Mode
 # --- web side ---------------------------------------------------------------------------
 
 
-def _enqueue(run: JudgmentRun) -> None:
+def run_queue(strategy: str) -> str:
+    """LLM runs go to a queue of their own whose worker's concurrency is capped (the model server's
+    capacity); statistical runs never wait behind them (RELIABILITY E2)."""
+    return settings.LLM_QUEUE if strategy == JudgmentRun.Strategy.LLM else settings.CELERY_TASK_DEFAULT_QUEUE
+
+
+def run_message_send(run_id: int, strategy: str) -> None:
     from worker.tasks import judgment_run_execute
 
+    judgment_run_execute.apply_async((run_id,), queue=run_queue(strategy))
+
+
+def _enqueue(run: JudgmentRun) -> None:
     # After commit: the worker never looks for a run that is not there yet, and a
     # rolled-back request sends nothing. One message per run. If the broker cannot take it,
     # the error is logged and the committed run stays 'queued' for the reconciler
     # (apps.cases.services.reconcile), instead of failing a request whose run is already stored.
-    run_id = run.pk
+    run_id, strategy = run.pk, run.strategy
 
     def send_run_message():  # a named function: Django logs a robust callback's error by its __qualname__
-        judgment_run_execute.delay(run_id)
+        run_message_send(run_id, strategy)
 
     transaction.on_commit(send_run_message, robust=True)
 
