@@ -328,6 +328,8 @@ if LLM_CHECKLIST_MODE not in ("article", "item"):
     raise ImproperlyConfigured(f"LEXTRACE_LLM_CHECKLIST_MODE must be article or item, got {LLM_CHECKLIST_MODE!r}")
 # IRAC-guided keyword expansion of the sparse article search (one more LLM call per defendant).
 LLM_KEYWORD_EXPANSION = env_bool("LEXTRACE_LLM_KEYWORD_EXPANSION", True)
+# The model picks the community and keeps the most similar precedents (two calls per defendant).
+LLM_RESEARCH_CHOICES = env_bool("LEXTRACE_LLM_RESEARCH_CHOICES", True)
 if LLM_BASE_URL and not LLM_MODEL:
     raise ImproperlyConfigured("LEXTRACE_LLM_MODEL must be set when LEXTRACE_LLM_BASE_URL is")
 # Agentic retrieval mode (worker.agents.agentic): caps of the planner loop per defendant.

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Protocol
 
 from worker.agents import retrieval, sentencing
-from worker.agents.graph_types import ArticleNode, ChecklistEntry, Term
+from worker.agents.graph_types import ArticleNode, CaseNode, ChecklistEntry, CommunityNode, Term
 from worker.agents.ports import GraphStore, Retriever
 from worker.agents.types import (
     ArticleAudit,
@@ -116,9 +116,16 @@ def _is_candidate(article: ArticleNode | None, params: Params) -> bool:
 def research(case: CaseInput, focus: str, features: dict, query_text: str, prejudged: list[tuple[str, float]], *,
              graph: GraphStore, retriever: Retriever, params: Params,
              intents: retrieval.IntentClassifier | None = None,
-             expand: Callable[[str], list[str]] | None = None) -> Research:
+             expand: Callable[[str], list[str]] | None = None,
+             pick_community: Callable[[str, list[CommunityNode]], int | None] | None = None,
+             select_cases: Callable[[str, list[CaseNode]], list[int] | None] | None = None) -> Research:
     """The Researcher's paths. ``intents``: the trained intent classifier for the article rerank (else the
-    cue rules); ``expand``: IRAC keyword expansion of the sparse article query (LLM strategy only)."""
+    cue rules); ``expand``: IRAC keyword expansion of the sparse article query (LLM strategy only).
+
+    The LLM strategy may also judge two retrieval steps (None = the statistical scores decide):
+    ``pick_community`` chooses the community among the ``COMMUNITY_SHORTLIST`` best scored, and
+    ``select_cases`` keeps the most similar of the semantic path's ``2k`` candidates (at most 3; none is a
+    valid answer). Either returns None when the model could not answer; the scores decide then."""
     result = Research(focus=focus, features=features, query_text=query_text, prejudged=prejudged)
     cases: dict[int, list[str]] = {}
     articles: dict[int, list[str]] = {}
@@ -152,13 +159,17 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
             add_articles("flat", [pk])
     elif params.use_researcher:
         if "sem" in params.paths:
-            add_cases("sem", retriever.similar_cases(query_text, params.k) if params.use_graph
-                      else retriever.flat_cases(focus, params.k))
+            if params.use_graph and select_cases is not None:
+                add_cases("sem", _llm_selected_cases(query_text, focus, retriever, graph, params, select_cases, is_self))
+            else:
+                add_cases("sem", retriever.similar_cases(query_text, params.k) if params.use_graph
+                          else retriever.flat_cases(focus, params.k))
         if "com" in params.paths and params.use_graph:
-            best = retriever.community_scores(query_text)[:1]
+            best = _community_choice(query_text, focus, retriever, graph, pick_community)
             if best:
                 result.community = best[0][0]
-                result.hits.append(Hit(path="com", kind="community", pk=best[0][0], score=round(best[0][1], 6)))
+                result.hits.append(Hit(path="com", kind="community", pk=best[0][0], score=round(best[0][1], 6),
+                                       label="chosen by the model" if pick_community else ""))
                 members = graph.community_members(best[0][0])
                 add_cases("com", retriever.case_scores(query_text, members)[: params.k])
         if "chg" in params.paths:
@@ -193,6 +204,34 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
     result.candidate_articles = sorted(articles, key=lambda pk: (nodes[pk].number, nodes[pk].sub))
     result.article_sources = {pk: sorted(set(v)) for pk, v in articles.items()}
     return result
+
+
+COMMUNITY_SHORTLIST = 5
+
+
+def _community_choice(query_text: str, focus: str, retriever: Retriever, graph: GraphStore,
+                      pick: Callable[[str, list[CommunityNode]], int | None] | None) -> list[tuple[int, float]]:
+    """[(community, score)]: the best scored one, or the model's choice among the shortlist."""
+    ranked = retriever.community_scores(query_text)
+    if pick is None or len(ranked) < 2:
+        return ranked[:1]
+    shortlist = dict(ranked[:COMMUNITY_SHORTLIST])
+    nodes = [c for c in graph.communities() if c.pk in shortlist]
+    chosen = pick(focus, sorted(nodes, key=lambda c: -shortlist[c.pk]))
+    if chosen not in shortlist:
+        return ranked[:1]
+    return [(chosen, shortlist[chosen])]
+
+
+def _llm_selected_cases(query_text: str, focus: str, retriever: Retriever, graph: GraphStore, params: Params,
+                        select: Callable[[str, list[CaseNode]], list[int] | None], is_self) -> list[tuple[int, float]]:
+    candidates = [(pk, score) for pk, score in retriever.similar_cases(query_text, 2 * params.k) if not is_self(pk)]
+    nodes = [n for n in (graph.case(pk) for pk, _score in candidates) if n is not None]
+    selected = select(focus, nodes) if nodes else []
+    if selected is None:  # no answer from the model: the similarity ranking decides
+        return candidates[: params.k]
+    scores = dict(candidates)
+    return [(pk, scores[pk]) for pk in dict.fromkeys(selected) if pk in scores]
 
 
 # --- Auditor ------------------------------------------------------------------
@@ -412,7 +451,8 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
         bundle.research = clock.stage("researcher", strategy, researcher or research, case, focus, features, query_text, prejudged,
                                       graph=graph, retriever=retriever, params=params,
                                       intents=getattr(strategy, "intent_classifier", None),
-                                      expand=getattr(strategy, "expand_keywords", None))
+                                      expand=getattr(strategy, "expand_keywords", None),
+                                      **_research_choices(strategy, researcher))
         if not bundle.research.candidate_articles:
             bundle.judgment = Judgment(status=Status.NO_EVIDENCE, message="retrieval found no candidate article")
             return bundle
@@ -432,6 +472,14 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
         # Prompts and raw replies, so the run can be replayed and audited.
         bundle.llm_records = list(getattr(strategy, "records", []))
     return bundle
+
+
+def _research_choices(strategy: Strategy, researcher) -> dict:
+    """The LLM strategy's community pick and case selection, for the fixed Researcher only."""
+    if researcher is not None:
+        return {}
+    return {"pick_community": getattr(strategy, "pick_community", None),
+            "select_cases": getattr(strategy, "select_cases", None)}
 
 
 def adjudicate_case(case: CaseInput, **kwargs) -> list[Bundle]:

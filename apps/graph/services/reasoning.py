@@ -80,7 +80,8 @@ def strategy_build(name: str):
         from django.conf import settings
 
         return LLMStrategy(llm_client(), checklist_mode=settings.LLM_CHECKLIST_MODE,
-                           keyword_expansion=settings.LLM_KEYWORD_EXPANSION)
+                           keyword_expansion=settings.LLM_KEYWORD_EXPANSION,
+                           research_choices=settings.LLM_RESEARCH_CHOICES)
     raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}")
 
 
@@ -129,8 +130,15 @@ def bundle_replay(bundle: dict) -> tuple[Bundle, dict[str, int]]:
     if bundle.get("strategy") == "llm":
         from worker.agents.strategies.llm import LLMStrategy
 
-        client = RecordedReplies(bundle.get("llm_records") or [], model=versions.get("model", "replay"))
-        strategy = LLMStrategy(client, checklist_mode=versions.get("checklist", "article"))
+        from worker.agents.prompts.expansion import EXPANSION_STAGE
+
+        records = bundle.get("llm_records") or []
+        stages = {(r.get("prompt") or {}).get("stage") for r in records}
+        client = RecordedReplies(records, model=versions.get("model", "replay"))
+        # The optional calls the original run made are made again, from their recorded replies.
+        strategy = LLMStrategy(client, checklist_mode=versions.get("checklist", "article"),
+                               keyword_expansion=EXPANSION_STAGE in stages,
+                               research_choices=bool(stages & {"pick_community", "rerank_cases"}))
     else:
         client, strategy = None, statistical_strategy()
     params = bundle.get("params") or {}

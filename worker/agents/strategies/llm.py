@@ -28,11 +28,14 @@ class LLMStrategy:
 
     CHECKLIST_MODES = ("article", "item")
 
-    def __init__(self, client, *, lang: str = "zh", checklist_mode: str = "article", keyword_expansion: bool = False):
+    def __init__(self, client, *, lang: str = "zh", checklist_mode: str = "article", keyword_expansion: bool = False,
+                 research_choices: bool = False):
         """``checklist_mode``: "article" decides all items of an article in one call; "item" makes one
         call per item, as the paper's Auditor does (more calls, shorter prompts). ``keyword_expansion``:
         one more call per defendant, IRAC keywords for the sparse article search (the pipeline calls
-        ``expand_keywords`` when it is not None)."""
+        ``expand_keywords`` when it is not None). ``research_choices``: two more calls per defendant, the
+        model picks the community among the best scored ones and keeps the most similar precedents of the
+        semantic path (the pipeline calls ``pick_community`` / ``select_cases`` when they are not None)."""
         if checklist_mode not in self.CHECKLIST_MODES:
             raise ValueError(f"checklist_mode must be one of {self.CHECKLIST_MODES}, got {checklist_mode!r}")
         self.client = client
@@ -40,6 +43,8 @@ class LLMStrategy:
         self.checklist_mode = checklist_mode
         self.records: list[dict] = []
         self.expand_keywords = self._expand_keywords if keyword_expansion else None
+        self.pick_community = self._pick_community if research_choices else None
+        self.select_cases = self._select_cases if research_choices else None
 
     def versions(self) -> dict[str, str]:
         return {"strategy": "llm/1", "model": self.client.model, "prompts": PROMPT_VERSION, "checklist": self.checklist_mode,
@@ -81,6 +86,27 @@ class LLMStrategy:
             return []
         self.records.append({"prompt": record, "result": result.record()})
         return clean_keywords(list(result.value.get("keywords") or []), focus)
+
+    def _optional_call(self, stage: str, *, facts: str, **data) -> dict | None:
+        """A Researcher choice: a model failure is recorded and the statistical ranking decides instead.
+        An exhausted budget still stops the run."""
+        try:
+            return self._call(stage, facts=facts, **data)
+        except StageFailure as failure:
+            if failure.status == Status.BUDGET_EXHAUSTED:
+                raise
+            return None
+
+    def _pick_community(self, focus: str, communities: list) -> int | None:
+        records = [{"id": c.pk, "summary": c.summary, "top_charges": list(c.top_charges)} for c in communities]
+        value = self._optional_call("pick_community", facts=focus, communities=records)
+        return int(value["community"]) if value else None
+
+    def _select_cases(self, focus: str, cases: list) -> list[int] | None:
+        records = [{"id": c.pk, "charges": list(c.charges), "articles": [str(a) for a in c.article_pks],
+                    "facts": "；".join("、".join(v) for v in c.features.values() if v)[:300]} for c in cases]
+        value = self._optional_call("rerank_cases", facts=focus, candidates=records)
+        return [int(pk) for pk in value["selected"]] if value is not None else None
 
     # -- stages ----------------------------------------------------------------
     def focus(self, case: CaseInput, defendant: str) -> str:
