@@ -12,7 +12,7 @@
 # Default model 1.5b. Settings: LEXTRACE_LLM_PORT (8090), LEXTRACE_LLM_CTX
 # (4096), LEXTRACE_LLM_START_TIMEOUT (180 s), LEXTRACE_WHEELS_DIR
 # (../shared/wheels), LEXTRACE_LLM_DIR (.local/llm: models/, run/).
-# Always one thread (the machine has two cores).
+# One thread by default (the machine has two cores); LEXTRACE_LLM_THREADS on an idle machine.
 # Models live in .local/llm/models (git-ignored), never in the repository.
 # `eval "$(scripts/llm.sh start 0.5b)"` sets the variables in the current shell.
 set -euo pipefail
@@ -25,6 +25,7 @@ MODELS_DIR="$LLM_DIR/models"
 RUN_DIR="$LLM_DIR/run"
 PORT=${LEXTRACE_LLM_PORT:-8090}
 N_CTX=${LEXTRACE_LLM_CTX:-4096}
+THREADS=${LEXTRACE_LLM_THREADS:-1}
 START_TIMEOUT=${LEXTRACE_LLM_START_TIMEOUT:-180}
 WHEELS_DIR=${LEXTRACE_WHEELS_DIR:-$LEXTRACE_ROOT/../shared/wheels}
 PY="$LEXTRACE_ROOT/.local/venv/bin/python"
@@ -199,10 +200,10 @@ cmd_start() {
     ensure_runtime
     ensure_model
     local log_file="$RUN_DIR/server-$PORT.log"
-    log "starting llama.cpp ($M_ALIAS, 1 thread, n_ctx $N_CTX) on 127.0.0.1:$PORT; log: $log_file"
+    log "starting llama.cpp ($M_ALIAS, $THREADS thread(s), n_ctx $N_CTX) on 127.0.0.1:$PORT; log: $log_file"
     # setsid: the server outlives this script and is not hit by the caller's Ctrl-C.
     setsid "$PY" -m llama_cpp.server --model "$MODELS_DIR/$M_FILE" --model_alias "$M_ALIAS" \
-        --n_threads 1 --n_threads_batch 1 --n_ctx "$N_CTX" --host 127.0.0.1 --port "$PORT" \
+        --n_threads "$THREADS" --n_threads_batch "$THREADS" --n_ctx "$N_CTX" --host 127.0.0.1 --port "$PORT" \
         </dev/null >"$log_file" 2>&1 &
     pid=$!
     echo "$pid" >"$(pidfile "$PORT")"
