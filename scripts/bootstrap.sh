@@ -9,13 +9,15 @@ cd "$(dirname "$0")/.."
 bash scripts/provision.sh
 
 venv=.local/venv
-reqs=requirements.txt
-[ "${1:-}" = dev ] && reqs=requirements-dev.txt
-stamp="$venv/.installed-$(cat requirements*.txt | sha256sum | cut -c1-16)-$(basename $reqs .txt)"
+# The hashed lock files (scripts/lock.py) are what is installed: every distribution pinned and
+# checked against its sha256, nothing pulled in beside them (RELIABILITY J3).
+lock=requirements.lock
+[ "${1:-}" = dev ] && lock=requirements-dev.lock
+stamp="$venv/.installed-$(cat requirements*.lock | sha256sum | cut -c1-16)-$(basename $lock .lock)"
 if [ ! -f "$stamp" ]; then
     [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-    log "installing Python dependencies ($reqs)"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$reqs"
+    log "installing Python dependencies ($lock, hashes required)"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes --no-deps -r "$lock"
     rm -f "$venv"/.installed-*
     touch "$stamp"
 fi

@@ -50,8 +50,8 @@ UNREACHABLE = ("ConnectionError", "Max retries exceeded", "Failed to establish",
 
 
 def test_pip_audit_strict_finds_no_known_vulnerability():
-    # What production installs, pinned; --no-deps audits exactly these pins without resolving.
-    reqs = ["-r", "requirements.txt"]
+    # What production installs: every distribution of the hashed lock; --no-deps audits exactly these.
+    reqs = ["-r", "requirements.lock"]
     try:
         result = subprocess.run([str(BIN / "pip-audit"), "--strict", "--no-deps", "--progress-spinner", "off",
                                  "--format", "json", *reqs], cwd=ROOT, capture_output=True, text=True, check=False,
@@ -105,3 +105,64 @@ def test_an_sbom_of_the_production_requirements_names_every_pinned_package(tmp_p
             if "==" in line and not line.lstrip().startswith("#")}
     pins = {(name.lower().replace("_", "-"), version) for name, version in pins}
     assert sbom["bomFormat"] == "CycloneDX" and pins and pins <= components, pins - components
+
+
+# --- J3: pinned and hashed lock files --------------------------------------------------------
+
+LOCKS = {"requirements.txt": "requirements.lock", "requirements-dev.txt": "requirements-dev.lock"}
+
+
+def _lock_pins(lock: Path) -> dict[str, tuple[str, list[str]]]:
+    text = lock.read_text().replace("\\\n", " ")
+    pins = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        spec, *options = line.split()
+        name, _, version = spec.partition("==")
+        assert version, f"{lock.name}: {spec} is not pinned with =="
+        hashes = [o.split("=", 1)[1] for o in options if o.startswith("--hash=")]
+        assert hashes and all(h.startswith("sha256:") and len(h) == 71 for h in hashes), f"{lock.name}: {spec} unhashed"
+        pins[name.lower().replace("_", "-")] = (version, hashes)
+    return pins
+
+
+def _direct_pins(requirements: Path) -> dict[str, str]:
+    pins = {}
+    for line in requirements.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if line.startswith("-r "):
+            pins.update(_direct_pins(requirements.parent / line[3:].strip()))
+            continue
+        name, _, version = line.partition("==")
+        pins[name.split("[", 1)[0].strip().lower().replace("_", "-")] = version.strip()
+    return pins
+
+
+@pytest.mark.parametrize("source", sorted(LOCKS))
+def test_the_lock_pins_and_hashes_every_distribution_and_agrees_with_the_requirements(source):
+    locked = _lock_pins(ROOT / LOCKS[source])
+    for name, version in _direct_pins(ROOT / source).items():
+        assert name in locked, f"{name} is in {source} but not in {LOCKS[source]}: run scripts/lock.py"
+        assert locked[name][0].split("+")[0] == version, f"{name}: {source} says {version}, the lock {locked[name][0]}"
+    # The runtime lock is part of the development one, version for version.
+    runtime, dev = _lock_pins(ROOT / "requirements.lock"), _lock_pins(ROOT / "requirements-dev.lock")
+    assert {n: v for n, (v, _h) in runtime.items()} == {n: dev[n][0] for n in runtime}
+
+
+def test_bootstrap_installs_the_lock_with_hashes_required_and_nothing_else():
+    script = (ROOT / "scripts" / "bootstrap.sh").read_text()
+    assert "--require-hashes --no-deps" in script and "requirements-dev.lock" in script
+    assert "-r \"$reqs\"" not in script
+
+
+def test_the_environment_is_the_development_lock():
+    from importlib.metadata import distributions
+
+    installed = {d.metadata["Name"].lower().replace("_", "-"): d.version for d in distributions()}
+    locked = _lock_pins(ROOT / "requirements-dev.lock")
+    different = {n: (v, installed.get(n)) for n, (v, _h) in locked.items() if installed.get(n) != v}
+    assert not different, f"installed versions differ from requirements-dev.lock: {different}"
