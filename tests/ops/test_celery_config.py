@@ -45,12 +45,35 @@ def test_the_cluster_checksums_its_data_pages():
         assert cursor.fetchone()[0] == "on"
 
 
+def _procfile_connections() -> dict[str, int]:
+    """Database connections each Procfile process type can hold at most: one per gunicorn thread,
+    and per Celery worker one per pool child plus its main process (heartbeats, liveness)."""
+    import re
+    from pathlib import Path
+
+    def option(command: str, flag: str) -> int:
+        found = re.findall(rf"{flag}\s+(\S+)", command)
+        # "${LEXTRACE_LLM_CONCURRENCY:-1}" counts as its default
+        return int(re.sub(r"\$\{[^:}]+:-(\d+)\}", r"\1", found[0])) if found else 1
+
+    budget = {}
+    for line in (Path(__file__).resolve().parents[2] / "Procfile").read_text().splitlines():
+        name, _, command = line.partition(":")
+        if "gunicorn" in command:
+            budget[name] = option(command, "--workers") * option(command, "--threads")
+        elif "celery" in command:
+            budget[name] = option(command, "--concurrency") + 1
+    return budget
+
+
 @pytest.mark.django_db
 def test_the_connection_budget_fits_max_connections():
-    # H7: gunicorn (Procfile: 2 workers x 2 threads), the worker and the LLM worker (concurrency 1 +
-    # its main process, each), the health check and a reserve for operators stay within max_connections.
+    # H7: every process the Procfile starts, the health check and a reserve for operators stay
+    # within max_connections (CONN_MAX_AGE keeps one connection per thread, never more).
+    budget = _procfile_connections()
+    assert set(budget) == {"web", "worker", "llm-worker"} and budget["web"] == 4 and budget["worker"] == 2
     with connection.cursor() as cursor:
         cursor.execute("SHOW max_connections")
         max_connections = int(cursor.fetchone()[0])
-    web, worker, llm_worker, reserve = 2 * 2, 1 + 1, 1 + 1, 10
-    assert web + worker + llm_worker + reserve <= max_connections
+    health, reserve = 1, 10
+    assert sum(budget.values()) + health + reserve <= max_connections
