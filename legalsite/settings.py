@@ -42,6 +42,9 @@ INSTALLED_APPS = [
     "csp",
     # Login lockout per (username, IP) (AXES_* below).
     "axes",
+    # TOTP second factor for the roles in OTP_ROLES (apps/accounts/second_factor.py).
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "apps.core",
     "apps.accounts",
     "apps.graph",
@@ -64,12 +67,15 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
     # Idle and absolute session timeouts (LEXTRACE_SESSION_IDLE_SECONDS, SESSION_COOKIE_AGE).
     "apps.accounts.middleware.SessionTimeoutMiddleware",
     # Request id (X-Request-ID), actor and IP for the audit trail (apps/audit).
     "apps.audit.middleware.RequestContextMiddleware",
     # Deny by default: every view needs a login unless marked @login_not_required.
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    # Reviewers and administrators give a one-time code after the password (OTP_ROLES).
+    "apps.accounts.middleware.SecondFactorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -122,6 +128,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "accounts:login"
+# Roles that must give a TOTP code after the password; empty turns the second factor off.
+OTP_ROLES = env_list("LEXTRACE_OTP_ROLES", "reviewer,admin")
+OTP_TOTP_ISSUER = "Lextrace"
 LOGIN_REDIRECT_URL = "core:home"
 LOGOUT_REDIRECT_URL = "accounts:login"
 

@@ -18,6 +18,10 @@ python manage.py build_search_indexes --if-missing >/dev/null
 python manage.py build_graph --if-missing >/dev/null
 python manage.py train_statistical --cases apps/corpus/demo/cases.jsonl --statutes apps/corpus/demo/statutes.jsonl \
     --checklists apps/corpus/demo/checklists.jsonl --if-missing >/dev/null
+# The demo's reviewer and admin sign in with their password only, unless LEXTRACE_OTP_ROLES is set:
+# everywhere else reviewers and administrators also give a TOTP code (apps/accounts/second_factor.py).
+export LEXTRACE_OTP_ROLES="${LEXTRACE_OTP_ROLES-}"
+[ -n "$LEXTRACE_OTP_ROLES" ] || log "two-step sign-in is off in the demo (set LEXTRACE_OTP_ROLES=reviewer,admin to try it)"
 log "demo logins:"
 python manage.py demo_users
 log "Lextrace is starting at http://127.0.0.1:$LEXTRACE_WEB_PORT/  (Ctrl-C stops web and worker)"

@@ -38,3 +38,39 @@ class SessionTimeoutMiddleware:
             elif _is_activity(request):
                 session[SEEN_AT] = now
         return self.get_response(request)
+
+
+class SecondFactorMiddleware:
+    """Sends a signed-in reviewer or administrator who has not given the second factor to enrol or
+    verify (apps/accounts/second_factor.py) before any other page; API calls get 403."""
+
+    EXEMPT = {"accounts:otp_setup", "accounts:otp_verify", "accounts:logout", "set_language", "core:healthz",
+              "core:health", "core:ping"}
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from django.http import HttpResponse, JsonResponse
+        from django.shortcuts import redirect
+        from django.urls import Resolver404, resolve, reverse
+        from django.utils.http import urlencode
+
+        from apps.accounts.second_factor import confirmed_device, second_factor_required
+
+        user = getattr(request, "user", None)
+        if user is None or not second_factor_required(user) or user.is_verified():
+            return self.get_response(request)
+        try:
+            name = resolve(request.path_info).view_name
+        except Resolver404:
+            return self.get_response(request)
+        if name in self.EXEMPT:
+            return self.get_response(request)
+        if request.path_info.startswith("/api/"):
+            return JsonResponse({"detail": "Sign in with your second factor first."}, status=403)
+        target = "accounts:otp_verify" if confirmed_device(user) else "accounts:otp_setup"
+        url = f"{reverse(target)}?{urlencode({'next': request.get_full_path()})}"
+        if request.headers.get("HX-Request") == "true":
+            return HttpResponse(status=204, headers={"HX-Redirect": url})
+        return redirect(url)
