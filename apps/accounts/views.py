@@ -39,22 +39,30 @@ def _next_url(request) -> str:
     return "/"
 
 
+def _code_page(request, template: str, check, context=None):
+    """GET shows the code form; POST checks the code with ``check`` and goes on to ``next`` when it passes."""
+    error = ""
+    if request.method == "POST":
+        ok, reason = check(request, request.POST.get("token", ""))
+        if ok:
+            return redirect(_next_url(request))
+        error = _OTP_ERRORS[reason]()
+    context = {**(context() if context else {}), "error": error, "next": _next_url(request)}
+    return render(request, template, context, status=400 if error else 200)
+
+
 @never_cache
 def otp_setup(request):
     from apps.accounts import second_factor
 
     if second_factor.confirmed_device(request.user):
         return redirect("accounts:otp_verify")
-    error = ""
-    if request.method == "POST":
-        ok, reason = second_factor.enrolment_confirm(request, request.POST.get("token", ""))
-        if ok:
-            return redirect(_next_url(request))
-        error = _OTP_ERRORS[reason]()
-    device = second_factor.enrolment_device(request.user)
-    return render(request, "accounts/otp_setup.html", {
-        "key": second_factor.display_key(device), "config_url": device.config_url, "error": error,
-        "next": _next_url(request)}, status=400 if error else 200)
+
+    def key():
+        device = second_factor.enrolment_device(request.user)
+        return {"key": second_factor.display_key(device), "config_url": device.config_url}
+
+    return _code_page(request, "accounts/otp_setup.html", second_factor.enrolment_confirm, key)
 
 
 @never_cache
@@ -63,11 +71,4 @@ def otp_verify(request):
 
     if not second_factor.confirmed_device(request.user):
         return redirect("accounts:otp_setup")
-    error = ""
-    if request.method == "POST":
-        ok, reason = second_factor.second_factor_verify(request, request.POST.get("token", ""))
-        if ok:
-            return redirect(_next_url(request))
-        error = _OTP_ERRORS[reason]()
-    return render(request, "accounts/otp_verify.html", {"error": error, "next": _next_url(request)},
-                  status=400 if error else 200)
+    return _code_page(request, "accounts/otp_verify.html", second_factor.second_factor_verify)
