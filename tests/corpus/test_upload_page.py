@@ -15,16 +15,16 @@ def upload(client, data: bytes, name="statutes.jsonl", **fields):
 @pytest.mark.django_db
 def test_only_admins_may_open_or_post_the_upload_page(personas):
     for user in (personas.staff_a, personas.reviewer):
-        client = personas.client(user)
+        client = personas.client(user, HTTP_ACCEPT_LANGUAGE="en")
         assert client.get("/corpus/imports/").status_code == 403
         assert upload(client, jsonl(statute())).status_code == 403
     assert ImportBatch.objects.count() == 0
-    assert personas.client(personas.admin).get("/corpus/imports/").status_code == 200
+    assert personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en").get("/corpus/imports/").status_code == 200
 
 
 @pytest.mark.django_db
 def test_a_file_of_an_unsupported_type_is_refused_before_it_is_stored(personas):
-    response = upload(personas.client(personas.admin), b"MZ\x90\x00binary", name="tool.exe")
+    response = upload(personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en"), b"MZ\x90\x00binary", name="tool.exe")
     assert response.status_code == 200
     assert "Unsupported file type" in response.content.decode()
     assert ImportBatch.objects.count() == 0
@@ -33,7 +33,7 @@ def test_a_file_of_an_unsupported_type_is_refused_before_it_is_stored(personas):
 @pytest.mark.django_db
 def test_an_oversized_file_is_refused(personas, settings):
     settings.LEXTRACE_MAX_UPLOAD_BYTES = 1024
-    response = upload(personas.client(personas.admin), b"{}" * 2000)
+    response = upload(personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en"), b"{}" * 2000)
     assert "too large" in response.content.decode()
     assert ImportBatch.objects.count() == 0
 
@@ -41,7 +41,7 @@ def test_an_oversized_file_is_refused(personas, settings):
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_an_upload_is_imported_by_the_worker_and_reported(personas, celery_worker_process):
-    client = personas.client(personas.admin)
+    client = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en")
     response = upload(client, jsonl(statute(264), statute(266, text="诈骗公私财物，数额较大的，处三年以下有期徒刑。")))
     assert response.status_code == 302
     batch = ImportBatch.objects.get()
@@ -57,7 +57,7 @@ def test_an_upload_is_imported_by_the_worker_and_reported(personas, celery_worke
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_a_bad_upload_shows_the_line_report_and_writes_nothing(personas, celery_worker_process):
-    client = personas.client(personas.admin)
+    client = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en")
     upload(client, jsonl(statute(264)) + b'{"number": NaN}\n')
     batch = ImportBatch.objects.get()
     assert wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="failed").exists(), timeout=60)
@@ -68,7 +68,7 @@ def test_a_bad_upload_shows_the_line_report_and_writes_nothing(personas, celery_
 
 @pytest.mark.django_db
 def test_too_many_fields_or_files_are_refused_before_anything_is_stored(personas):
-    client = personas.client(personas.admin)
+    client = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en")
     fields = {f"f{i}": "x" for i in range(1001)}
     assert client.post("/corpus/imports/", fields).status_code == 400
     files = {f"file{i}": SimpleUploadedFile(f"s{i}.jsonl", b"{}") for i in range(101)}

@@ -7,7 +7,7 @@ pytestmark = pytest.mark.django_db
 
 def test_the_statistics_page_compares_graph_and_tables(personas, demo_corpus):
     graph_project_all()
-    page = personas.client(personas.staff_a).get("/graph/")
+    page = personas.client(personas.staff_a, HTTP_ACCEPT_LANGUAGE="en").get("/graph/")
     assert page.status_code == 200
     html = page.content.decode()
     assert "consistent" in html and "CITES" in html
@@ -15,7 +15,7 @@ def test_the_statistics_page_compares_graph_and_tables(personas, demo_corpus):
 
 def test_the_explorer_finds_an_article_and_lists_its_neighbourhood_without_javascript(personas, demo_corpus):
     graph_project_all()
-    client = personas.client(personas.staff_a)
+    client = personas.client(personas.staff_a, HTTP_ACCEPT_LANGUAGE="en")
     html = client.get("/graph/explore/", {"q": "133-1"}).content.decode()
     assert "危险驾驶罪" in html and "REFERS_TO" in html and "第一百三十三条" in html
     missing = client.get("/graph/explore/", {"q": "no-such-thing"}).content.decode()
@@ -27,7 +27,7 @@ def test_the_neighbourhood_json_is_cytoscape_ready(personas, demo_corpus):
     from apps.corpus.models import Precedent
 
     case = Precedent.objects.get(ext_id="demo-case-001")
-    data = personas.client(personas.staff_a).get(f"/graph/neighbourhood/Case/{case.pk}.json").json()
+    data = personas.client(personas.staff_a, HTTP_ACCEPT_LANGUAGE="en").get(f"/graph/neighbourhood/Case/{case.pk}.json").json()
     center = [n for n in data["nodes"] if n["center"]]
     assert len(center) == 1 and center[0]["caption"] == "demo-case-001"
     ids = {n["id"] for n in data["nodes"]}
@@ -36,4 +36,4 @@ def test_the_neighbourhood_json_is_cytoscape_ready(personas, demo_corpus):
 
 
 def test_an_unknown_label_is_404(personas):
-    assert personas.client(personas.staff_a).get("/graph/neighbourhood/Secret/1.json").status_code == 404
+    assert personas.client(personas.staff_a, HTTP_ACCEPT_LANGUAGE="en").get("/graph/neighbourhood/Secret/1.json").status_code == 404

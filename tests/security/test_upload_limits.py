@@ -27,7 +27,7 @@ def dirs(settings, tmp_path):
 def test_an_oversized_statute_file_leaves_no_temporary_or_stored_file(personas, settings, dirs):
     temp, media = dirs
     settings.LEXTRACE_MAX_UPLOAD_BYTES = 1024 * 1024
-    response = personas.client(personas.admin).post(
+    response = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en").post(
         "/corpus/imports/", {"file": SimpleUploadedFile("statutes.jsonl", b"{}\n" * (BIG // 3))})
     assert response.status_code == 200 and "too large" in response.content.decode()
     assert files_under(temp) == [] and files_under(media) == [] and not ImportBatch.objects.exists()
@@ -36,7 +36,7 @@ def test_an_oversized_statute_file_leaves_no_temporary_or_stored_file(personas, 
 def test_a_spoofed_facts_document_leaves_no_temporary_or_stored_file(personas, dirs):
     temp, media = dirs
     exe = b"MZ\x90\x00" + b"\x00" * BIG
-    response = personas.client(personas.staff_a).post("/cases/new/", {
+    response = personas.client(personas.staff_a, HTTP_ACCEPT_LANGUAGE="en").post("/cases/new/", {
         "team": personas.team_a.pk, "title": "t", "offence_date": "2020-01-01", "defendants": "甲",
         "file": SimpleUploadedFile("起诉书.pdf", exe, content_type="application/pdf")})
     assert response.status_code in (200, 400)
