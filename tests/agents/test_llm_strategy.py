@@ -88,6 +88,33 @@ def test_per_item_checklist_mode_makes_one_call_per_item():
         LLMStrategy(client, checklist_mode="case")
 
 
+def test_a_cut_off_reply_for_a_whole_article_is_asked_again_item_by_item():
+    from worker.agents.llm import ModelOutputInvalid
+
+    graph = tiny_legal_graph()
+    items = graph.checklist(5)
+    replies = good_replies(graph)
+    per_item = [{"verdict": True, "reasoning": "事实支持", "fact_span": "秘密窃取现金人民币五千元"} for _ in items]
+    replies[2:3] = [ModelOutputInvalid("not valid JSON (reply cut off at max_tokens)", raw_text='{"items": [{"id'),
+                    *per_item]
+    bundle = run(ScriptedClient(replies), graph)
+    assert bundle.judgment.status == Status.JUDGED, bundle.judgment.message
+    stages = [r["prompt"]["stage"] for r in bundle.llm_records]
+    assert stages.count("checklist_article") == 1 and stages.count("checklist_item") == len(items)
+    assert "error" in bundle.llm_records[stages.index("checklist_article")]
+    assert all(i.satisfied for i in bundle.audit.articles[0].items)
+
+
+def test_a_failure_item_by_item_too_is_final():
+    from worker.agents.llm import ModelOutputInvalid
+
+    graph = tiny_legal_graph()
+    replies = good_replies(graph)
+    replies[2:3] = [ModelOutputInvalid("cut off", raw_text="{"), ModelOutputInvalid("cut off", raw_text="{")]
+    bundle = run(ScriptedClient(replies), graph)
+    assert bundle.judgment.status == Status.UNPARSEABLE_OUTPUT
+
+
 def test_a_quote_that_is_not_in_the_facts_does_not_count_as_support():
     graph = tiny_legal_graph()
     replies = good_replies(graph)

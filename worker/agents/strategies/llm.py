@@ -129,14 +129,19 @@ class LLMStrategy:
         if not items:
             return []
         if self.checklist_mode == "item":
-            answers = {i.pk: self._call("checklist_item", facts=focus, article=_article_record(article),
-                                        interpretations=article.interpretation_texts,
-                                        item={"id": i.pk, "question": i.question}) for i in items}
+            answers = self._answers_per_item(focus, article, items)
         else:
-            value = self._call("checklist_article", facts=focus, article=_article_record(article),
-                               interpretations=article.interpretation_texts,
-                               items=[{"id": i.pk, "question": i.question} for i in items])
-            answers = {a["id"]: a for a in value["items"]}
+            try:
+                value = self._call("checklist_article", facts=focus, article=_article_record(article),
+                                   interpretations=article.interpretation_texts,
+                                   items=[{"id": i.pk, "question": i.question} for i in items])
+                answers = {a["id"]: a for a in value["items"]}
+            except StageFailure as failure:
+                if failure.status != Status.UNPARSEABLE_OUTPUT or len(items) < 2:
+                    raise
+                # One reply for every item can outgrow max_tokens on a small model (cut off, unparseable):
+                # ask item by item for this article; a failure there is final. Both are recorded.
+                answers = self._answers_per_item(focus, article, items)
         facts = sanitize_data(focus)
         verdicts = []
         for item in items:
@@ -154,6 +159,11 @@ class LLMStrategy:
                                         span=(start, start + len(quote)) if start >= 0 and quote else None,
                                         span_text=quote if start >= 0 else ""))
         return verdicts
+
+    def _answers_per_item(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> dict[int, dict]:
+        return {i.pk: self._call("checklist_item", facts=focus, article=_article_record(article),
+                                 interpretations=article.interpretation_texts,
+                                 item={"id": i.pk, "question": i.question}) for i in items}
 
     def decide_article(self, focus: str, article: ArticleAudit, prejudged: dict[str, float],
                        support: dict[str, float]) -> tuple[bool, float, str]:
