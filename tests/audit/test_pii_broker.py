@@ -52,5 +52,5 @@ def test_facts_and_names_never_reach_the_broker_or_the_worker_log(live, celery_w
     for dump in (queued, after):
         assert SENTINEL not in dump and "李某" not in dump
     log = (ARTIFACTS / "celery-worker.log").read_text(encoding="utf-8", errors="replace")
-    assert f"run_id': {run.pk}" in log or str(run.pk) in log, "the worker log names the run by id"
+    assert f"judgment run {run.pk}: attempt" in log, "the worker log names the run by id"
     assert SENTINEL not in log

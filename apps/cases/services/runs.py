@@ -371,5 +371,9 @@ def judgment_execute(*, run_id: int, worker: str = "") -> str:
         attempt = _claim(run_id, worker)
         if attempt is None:
             return "nothing to do"
+        logger.info("judgment run %s: attempt %s started", run_id, attempt.pk)
         _execute(attempt)
-        return RunAttempt.objects.get(pk=attempt.pk).status
+        outcome = RunAttempt.objects.get(pk=attempt.pk).status
+        # Ids and states only: never facts, names or results in a log line.
+        logger.info("judgment run %s: attempt %s %s", run_id, attempt.pk, outcome)
+        return outcome
