@@ -27,14 +27,30 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# A failed mmdebstrap can leave its chroot's /proc mounted: unmount before removing.
+discard_tmp_root() {
+    if [ -d "$PGROOT.tmp" ]; then
+        grep -o " $PGROOT.tmp[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m" || true; done
+        rm -rf "$PGROOT.tmp"
+    fi
+}
+
 mkdir -p .local
 case "$(debian_major)" in
     12)
         apt_install mmdebstrap "${want_host_pkgs[@]}"
         if [ ! -x "$PGROOT/usr/lib/postgresql/17/bin/postgres" ] || [ ! -x "$PGROOT/usr/bin/redis-server" ]; then
             log "building a Debian 13 root for PostgreSQL 17 + pgvector + AGE + Redis in $PGROOT (about a minute)"
-            rm -rf "$PGROOT.tmp"
-            mmdebstrap --quiet --variant=apt --include="$root_pkgs" trixie "$PGROOT.tmp"
+            # A mirror hiccup fails apt inside mmdebstrap now and then: up to three tries, from scratch.
+            for try in 1 2 3; do
+                discard_tmp_root
+                if mmdebstrap --quiet --variant=apt --include="$root_pkgs" trixie "$PGROOT.tmp"; then
+                    break
+                fi
+                [ "$try" -lt 3 ] || die "could not build the Debian 13 root (mmdebstrap failed three times)"
+                log "mmdebstrap failed (try $try of 3); retrying in 10 s"
+                sleep 10
+            done
             rm -rf "$PGROOT"
             mv "$PGROOT.tmp" "$PGROOT"
         fi
