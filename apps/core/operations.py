@@ -180,15 +180,16 @@ def stale_unacked(now: float | None = None) -> tuple[int, float] | None:
     cutoff = now - redelivery_bound_s()
     try:
         client = _redis(settings.CELERY_BROKER_URL)
-        stale = client.zrangebyscore(UNACKED_INDEX_KEY, "-inf", cutoff, withscores=True)
+        count = client.zcount(UNACKED_INDEX_KEY, "-inf", cutoff)
+        oldest = client.zrange(UNACKED_INDEX_KEY, 0, 0, withscores=True) if count else []
     except redis.RedisError:
         return None
-    if not stale:
+    if not count:
         return 0, 0.0
-    oldest = min(score for _tag, score in stale)
+    age = now - oldest[0][1]
     logger.warning("%s deliveries unacknowledged for more than %.0f s (oldest %.0f s): no worker restores them",
-                   len(stale), redelivery_bound_s(), now - oldest)
-    return len(stale), now - oldest
+                   count, redelivery_bound_s(), age)
+    return count, age
 
 
 def degraded_reasons() -> list[str]:

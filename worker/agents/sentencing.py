@@ -66,12 +66,11 @@ def _months(number: str, unit: str) -> int | None:
 def statutory_range(text: str) -> StatutoryRange | None:
     """The widest penalty range an article's text provides; None when it states none."""
     spans: list[tuple[int, int]] = []
-    rest = text
     for match in _BETWEEN.finditer(text):
         low, high = _months(match[1], match[2]), _months(match[3], match[4])
         if low is not None and high is not None:
             spans.append((low, high))
-    rest = _BETWEEN.sub("", rest)  # so "三年以上十年以下" is not read again as "十年以下"
+    rest = _BETWEEN.sub("", text)  # so "三年以上十年以下" is not read again as "十年以下"
     for match in _AT_MOST.finditer(rest):
         high = _months(match[1], match[2])
         if high is not None:
