@@ -52,7 +52,8 @@ def test_a_verdict_set_to_not_shown_makes_the_article_fail_and_the_judgment_chan
     assert not changed["passed"] and "reviewer changed checklist item" in changed["reason"]
     assert not changed["items"][0]["satisfied"] and changed["items"][0]["reasoning"].startswith("reviewer: the facts")
     assert "264" not in again["judgment"].get("article_keys", [])
-    assert {"kind": "article", "pk": theft["article_pk"], "reason": changed["reason"]} in again["audit"]["pruned"]
+    assert {"kind": "article", "pk": theft["article_pk"], "reason": changed["reason"], "why": {"code": "pruned.article"}} \
+        in again["audit"]["pruned"]
     # The stored bundle is not touched.
     assert _theft(judged)["passed"] and judged["audit"]["articles"][0]["items"][0]["satisfied"] in (True, False)
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Protocol
 
-from worker.agents import retrieval, sentencing
+from worker.agents import reasons, retrieval, sentencing
 from worker.agents.graph_types import ArticleNode, CaseNode, ChecklistEntry, CommunityNode, Term
 from worker.agents.ports import GraphStore, Retriever
 from worker.agents.types import (
@@ -267,6 +267,8 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
                              in_force=version is not None)
         if version is None:
             entry.reason = f"no version of {node.label} was in force on {case.offence_date}"
+            entry.why = reasons.why(reasons.ARTICLE_NOT_IN_FORCE, label=node.label,
+                                    date=case.offence_date.isoformat() if case.offence_date else None)
             result.articles.append(entry)
             continue
         items = graph.checklist(pk, version.version_pk) or graph.checklist(pk)
@@ -276,8 +278,10 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
         if params.use_auditor:
             entry.items = strategy.verify_items(focus, entry, items)
             entry.passed, entry.score, entry.reason = strategy.decide_article(focus, entry, prejudged, support)
+            entry.why = entry.why or reasons.why(reasons.ARTICLE_MODEL, applies=entry.passed)
         else:  # no checklist is decided at all: the ablation and the naive baseline cost no audit call
             entry.passed, entry.score, entry.reason = True, 1.0, "auditor disabled (ablation): accepted unchecked"
+            entry.why = reasons.why(reasons.ARTICLE_UNCHECKED)
         result.articles.append(entry)
         if progress:
             progress("article", {"article": entry.label, "key": entry.key, "passed": entry.passed,
@@ -294,18 +298,20 @@ def prune(result: Audit, found: Research, graph: GraphStore) -> Audit:
     failed = {a.article_pk for a in result.articles if not a.passed}
     for a in result.articles:
         if not a.passed:
-            result.pruned.append(Pruned("article", a.article_pk, a.reason))
+            result.pruned.append(Pruned("article", a.article_pk, a.reason, reasons.why(reasons.PRUNED_ARTICLE)))
     verified_charges = {c for a in result.verified for c in a.charges}
     for pk in found.candidate_cases:
         cited = {a.pk for a in graph.articles_of_case(pk)}
         node = graph.case(pk)
         if cited and cited <= failed or (node and not set(node.charges) & verified_charges):
-            result.pruned.append(Pruned("case", pk, "none of its articles or charges survived the audit"))
+            result.pruned.append(Pruned("case", pk, "none of its articles or charges survived the audit",
+                                        reasons.why(reasons.PRUNED_CASE)))
         else:
             result.verified_cases.append(pk)
     for charge, _p in found.prejudged:
         if charge not in verified_charges:
-            result.pruned.append(Pruned("charge", charge, "no article defining it was verified"))
+            result.pruned.append(Pruned("charge", charge, "no article defining it was verified",
+                                        reasons.why(reasons.PRUNED_CHARGE)))
     return result
 
 

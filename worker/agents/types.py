@@ -91,6 +91,7 @@ class ItemVerdict:
     reasoning: str
     span: tuple[int, int] | None = None
     span_text: str = ""
+    why: dict = field(default_factory=dict)  # {"code": worker.agents.reasons.*, ...values}
 
 
 @dataclass
@@ -109,6 +110,7 @@ class ArticleAudit:
     score: float = 0.0
     passed: bool = False
     reason: str = ""
+    why: dict = field(default_factory=dict)  # {"code": worker.agents.reasons.*, ...values}
 
 
 @dataclass
@@ -116,6 +118,7 @@ class Pruned:
     kind: str  # article | case | charge
     pk: int | str
     reason: str
+    why: dict = field(default_factory=dict)  # {"code": worker.agents.reasons.*, ...values}
 
 
 @dataclass

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from worker.agents import reasons
 from worker.agents.pipeline import _Clock, number_evidence, prune, verify_judgment
 from worker.agents.ports import GraphStore
 from worker.agents.replay import case_of
@@ -69,7 +70,7 @@ def _item_from(data: dict) -> ItemVerdict:
     return ItemVerdict(item_pk=int(data["item_pk"]), order=data.get("order", 0), question=data.get("question", ""),
                        satisfied=bool(data.get("satisfied")), score=data.get("score", 0.0),
                        reasoning=data.get("reasoning", ""), span=tuple(span) if span else None,
-                       span_text=data.get("span_text", ""))
+                       span_text=data.get("span_text", ""), why=dict(data.get("why") or {}))
 
 
 def audit_from(data: dict) -> Audit:
@@ -80,8 +81,9 @@ def audit_from(data: dict) -> Audit:
         interpretations=[int(pk) for pk in a.get("interpretations") or []],
         interpretation_texts=list(a.get("interpretation_texts") or []),
         prior=a.get("prior", 0.0), score=a.get("score", 0.0), passed=bool(a.get("passed")), reason=a.get("reason", ""),
+        why=dict(a.get("why") or {}),
     ) for a in data.get("articles") or []]
-    return Audit(articles=articles, pruned=[Pruned(p["kind"], p["pk"], p.get("reason", "")) for p in data.get("pruned") or []],
+    return Audit(articles=articles, pruned=[Pruned(p["kind"], p["pk"], p.get("reason", ""), dict(p.get("why") or {})) for p in data.get("pruned") or []],
                  verified_cases=[int(pk) for pk in data.get("verified_cases") or []])
 
 
@@ -98,7 +100,9 @@ def _apply_to_audit(result: Audit, overrides: list[Override]) -> None:
             raise OverrideInvalid(f"checklist item {o.ref} is not in this evidence bundle")
         item = article.items[index]
         article.items[index] = replace(item, satisfied=o.value, score=1.0 if o.value else 0.0,
-                                       reasoning=f"reviewer: {o.reason} (Auditor: {'satisfied' if item.satisfied else 'not shown'})")
+                                       reasoning=f"reviewer: {o.reason} (Auditor: {'satisfied' if item.satisfied else 'not shown'})",
+                                       why=reasons.why(reasons.ITEM_REVIEWER, reason=o.reason,
+                                                       auditor="satisfied" if item.satisfied else "not_shown"))
         changed.setdefault(article.article_pk, []).append(str(item.order))
     for pk, orders in changed.items():
         a = by_pk[pk]
@@ -110,6 +114,8 @@ def _apply_to_audit(result: Audit, overrides: list[Override]) -> None:
         a.reason = (f"reviewer changed checklist item(s) {', '.join(orders)}: "
                     f"{sum(i.satisfied for i in a.items)}/{len(a.items)} satisfied"
                     f"{'; an element is not shown' if refuted else ''}; {'applies' if a.passed else 'does not apply'}")
+        a.why = reasons.why(reasons.ARTICLE_REVIEWER, reason="", items=orders, refuted=refuted,
+                            supported=sum(i.satisfied for i in a.items), total=len(a.items), outcome=a.passed)
     for o in overrides:
         if o.target != "article":
             continue
@@ -118,6 +124,7 @@ def _apply_to_audit(result: Audit, overrides: list[Override]) -> None:
             raise OverrideInvalid(f"article {o.ref} is not in this evidence bundle")
         a.passed = o.value and a.in_force
         a.reason = f"reviewer: {o.reason}" + ("" if a.in_force or not o.value else " (no version in force: not applied)")
+        a.why = reasons.why(reasons.ARTICLE_REVIEWER, reason=o.reason, outcome=a.passed, in_force=a.in_force)
 
 
 def _apply_to_precedents(result: Audit, research: Research, overrides: list[Override]) -> None:
@@ -133,7 +140,8 @@ def _apply_to_precedents(result: Audit, research: Research, overrides: list[Over
                 result.verified_cases.append(pk)
         else:
             result.verified_cases = [c for c in result.verified_cases if c != pk]
-            result.pruned.append(Pruned("case", pk, f"excluded by the reviewer: {o.reason}"))
+            result.pruned.append(Pruned("case", pk, f"excluded by the reviewer: {o.reason}",
+                                        reasons.why(reasons.PRUNED_BY_REVIEWER, reason=o.reason)))
 
 
 def readjudicate(bundle: dict, overrides: list[Override], *, strategy, graph: GraphStore) -> Bundle:

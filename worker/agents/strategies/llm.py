@@ -9,6 +9,7 @@ support. The pipeline's verifier then checks the judgment like any other.
 
 from __future__ import annotations
 
+from worker.agents import reasons
 from worker.agents.features import CaseFeatures
 from worker.agents.graph_types import DIMENSIONS, ChecklistEntry, Term
 from worker.agents.llm import BudgetExceeded, LLMError, ModelOutputInvalid, ModelRequestRejected, ModelUnavailable
@@ -147,7 +148,8 @@ class LLMStrategy:
         for item in items:
             answer = answers.get(item.pk)
             if answer is None:
-                verdicts.append(ItemVerdict(item.pk, item.order, item.question, False, 0.0, "the model gave no verdict"))
+                verdicts.append(ItemVerdict(item.pk, item.order, item.question, False, 0.0, "the model gave no verdict",
+                                            why=reasons.why(reasons.ITEM_MODEL, verdict=None)))
                 continue
             quote = answer["fact_span"].strip()
             start = facts.find(quote) if quote else -1
@@ -157,7 +159,9 @@ class LLMStrategy:
                 reasoning += "（所引事实在案情中找不到，不予采信）"
             verdicts.append(ItemVerdict(item.pk, item.order, item.question, satisfied, 1.0 if satisfied else 0.0, reasoning,
                                         span=(start, start + len(quote)) if start >= 0 and quote else None,
-                                        span_text=quote if start >= 0 else ""))
+                                        span_text=quote if start >= 0 else "",
+                                        why=reasons.why(reasons.ITEM_MODEL, verdict=bool(answer["verdict"]),
+                                                        quote_found=start >= 0)))
         return verdicts
 
     def _answers_per_item(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> dict[int, dict]:

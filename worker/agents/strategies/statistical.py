@@ -25,6 +25,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 
+from worker.agents import reasons
 from worker.agents.features import extract_features, focus_facts
 from worker.agents.graph_types import ChecklistEntry, Term
 from worker.agents.ports import GraphStore
@@ -112,15 +113,18 @@ class StatisticalStrategy:
             ok = best >= ITEM_SUPPORT or (by_feature and feature_share >= ITEM_SUPPORT / 2)
             if best >= ITEM_SUPPORT:
                 reasoning = f"{best:.0%} of the item's terms occur in one sentence of the facts"
+                why = reasons.why(reasons.ITEM_TERMS_IN_SENTENCE, share=round(best, 4))
             elif ok:
                 reasoning = f"the facts show {'、'.join(by_feature)}"
+                why = reasons.why(reasons.ITEM_FEATURE_MATCH, features=list(by_feature))
             else:
                 reasoning = f"at most {best:.0%} of the item's terms occur in any sentence; no matching feature"
+                why = reasons.why(reasons.ITEM_NOT_SHOWN, share=round(best, 4))
             span = where if ok and best >= ITEM_SUPPORT else None
             verdicts.append(ItemVerdict(
                 item_pk=item.pk, order=item.order, question=item.question, satisfied=bool(ok),
                 score=round(max(best, feature_share), 4), reasoning=reasoning, span=span,
-                span_text=focus[span[0]:span[1]] if span else "",
+                span_text=focus[span[0]:span[1]] if span else "", why=why,
             ))
         return verdicts
 
@@ -138,7 +142,9 @@ class StatisticalStrategy:
             span = span if ok else None
             verdicts.append(ItemVerdict(item_pk=item.pk, order=item.order, question=item.question, satisfied=bool(ok),
                                         score=round(p, 4), reasoning=reasoning, span=span,
-                                        span_text=focus[span[0]:span[1]] if span else ""))
+                                        span_text=focus[span[0]:span[1]] if span else "",
+                                        why=reasons.why(reasons.ITEM_VERIFIER, p=round(p, 4), threshold=threshold,
+                                                        share=round(share, 4), satisfied=bool(ok))))
         return verdicts
 
     def _probs(self, kind: str, model, focus: str, k: int) -> dict[str, float]:
@@ -186,6 +192,9 @@ class StatisticalStrategy:
         passed = score >= ARTICLE_PASS
         reason = (f"score {score:.2f} = 0.6 × prior {prior:.2f} (classifier or precedents) + 0.4 × {supported}/{len(article.items)} checklist items "
                   f"supported; {'passes' if passed else 'below'} {ARTICLE_PASS}")
+        article.why = reasons.why(reasons.ARTICLE_APPLIES if passed else reasons.ARTICLE_REJECTED, p=round(score, 4),
+                                  threshold=ARTICLE_PASS, supported=supported, total=len(article.items),
+                                  signals={"prior": round(prior, 4)})
         return passed, round(score, 6), reason
 
     def adjudicate(self, focus: str, audit: Audit, research: Research, evidence: list[Evidence], graph: GraphStore) -> Judgment:

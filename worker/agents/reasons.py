@@ -1,0 +1,42 @@
+"""Structured reasons: what a verdict, a decision or a pruning rests on, as a code and its values.
+
+Every ItemVerdict, ArticleAudit and Pruned carries ``why = {"code": CODE, ...values}`` beside its
+free ``reasoning``/``reason`` text (English, for developers and logs). The pages render ``why`` in the
+reader's language (apps/cases/reasons.py holds the translated sentences); a code they do not know
+falls back to the free text. Codes are stable: add new ones, never change what an old one means
+(stored bundles keep them).
+"""
+
+from __future__ import annotations
+
+# Checklist items ------------------------------------------------------------------
+ITEM_TERMS_IN_SENTENCE = "item.terms_in_sentence"  # share: the item's terms found in one sentence
+ITEM_FEATURE_MATCH = "item.feature_match"  # features: abstract features of the facts that show it
+ITEM_NOT_SHOWN = "item.not_shown"  # share: the most of its terms any sentence holds
+ITEM_VERIFIER = "item.verifier"  # p, threshold, share: the trained item verifier
+ITEM_MODEL = "item.model"  # the LLM's verdict (its reasoning is the model's own text)
+ITEM_REVIEWER = "item.reviewer"  # reason, auditor (satisfied | not_shown): a reviewer's override
+
+# Articles ---------------------------------------------------------------------------
+ARTICLE_APPLIES = "article.applies"  # p, threshold, supported, total, signals: the Auditor passed it
+ARTICLE_REJECTED = "article.rejected"  # p, threshold, supported, total, signals: below the threshold
+ARTICLE_NO_ELEMENT = "article.no_element"  # total: no checklist item is shown by the facts
+ARTICLE_NOT_IN_FORCE = "article.not_in_force"  # label, date
+ARTICLE_UNCHECKED = "article.unchecked"  # the Auditor was switched off (ablation)
+ARTICLE_MODEL = "article.model"  # the LLM's decision
+ARTICLE_REVIEWER = "article.reviewer"  # reason, outcome: a reviewer's decision in a what-if
+
+# Pruning ------------------------------------------------------------------------------
+PRUNED_ARTICLE = "pruned.article"  # the article failed the audit (see its own why)
+PRUNED_CASE = "pruned.case"  # none of the precedent's articles or charges survived
+PRUNED_CHARGE = "pruned.charge"  # no article defining the charge was verified
+PRUNED_BY_REVIEWER = "pruned.reviewer"  # reason
+
+CODES = frozenset(v for k, v in dict(globals()).items() if k.isupper() and isinstance(v, str) and "." in v)
+
+
+def why(code: str, **values) -> dict:
+    """The ``why`` of a verdict: its code and the values its sentence needs."""
+    if code not in CODES:
+        raise ValueError(f"unknown reason code {code!r}")
+    return {"code": code, **values}
