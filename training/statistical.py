@@ -46,7 +46,9 @@ from training.text_models import (
     fit_multilabel,
     fit_regression,
 )
+from training.devsplit import dev_split_ids
 from training.intent import intent_examples
+from training.longtail import DEFAULTS as LONGTAIL, article_documents, charge_documents, fit_longtail, legal_texts
 from training.verifier import Structure, VerifierEvaluator, build_pairs, fit_verifier
 from worker.agents.textmodel import LinearTextModel, TermModel, jsonable
 from worker.agents.verifier import ChecklistVerifier
@@ -75,6 +77,11 @@ DEFAULTS: dict[str, Any] = {
     "verifier_max_cases": 4000,  # training precedents for the verifier's pairs (about 25 pairs each)
     "verifier_C": 1.0,
     "intent_fact_sentences": 3000,
+    # The long-tail charge and article classifiers (training/longtail.py; chosen on the development split).
+    "longtail_C": LONGTAIL["C"],
+    "char_ngrams": LONGTAIL["char_ngrams"],
+    "longtail_max_features": LONGTAIL["max_features"],
+    "folds": LONGTAIL["folds"],
 }
 
 
@@ -133,6 +140,12 @@ def is_heldout(case_id: str, holdout: float, seed: int) -> bool:
     return int.from_bytes(digest[:8], "big") / 2**64 < holdout
 
 
+def case_fold(case_id: str, folds: int, seed: int) -> int:
+    """The out-of-fold group of a training case: the same for every model, whatever cases it learns from."""
+    digest = hashlib.sha256(f"{seed}:fold:{case_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % folds
+
+
 def ids_sha256(ids: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(sorted(ids)).encode()).hexdigest()
 
@@ -156,6 +169,9 @@ def train_all(
     baselines: dict[str, Any] | None = None,
     statutes: Sequence[dict[str, Any]] | None = None,
     checklists: Sequence[dict[str, Any]] | None = None,
+    interpretations: Sequence[dict[str, Any]] | None = None,
+    aliases: dict[str, str | None] | None = None,
+    split_ids: set[str] | None = None,
     tokenize_many=None,
     log=print,
 ) -> dict[str, dict[str, Any]]:
@@ -168,7 +184,11 @@ def train_all(
     """
     baselines = baselines or {}
     p = dict(DEFAULTS, **(params or {}))
-    held = np.array([is_heldout(c["id"], holdout, seed) for c in cases], dtype=bool)
+    # The held-out cases: the development split when given (training/devsplit.py), else a hash split.
+    if split_ids is not None:
+        held = np.array([c["id"] in split_ids for c in cases], dtype=bool)
+    else:
+        held = np.array([is_heldout(c["id"], holdout, seed) for c in cases], dtype=bool)
     train_idx_all = np.flatnonzero(~held)
     if max_train is not None and len(train_idx_all) > max_train:
         # A stable subset: the training cases with the smallest hash.
@@ -250,16 +270,28 @@ def train_all(
             tr = [i for i in np.flatnonzero(train_mask) if labels[i]]
             te = [i for i in np.flatnonzero(held) if labels[i]]
             meta = meta_for(name, [cases[i]["id"] for i in tr], [cases[i]["id"] for i in te])
-            model = fit_multilabel(
-                _subset(tokens, tr), _subset(labels, tr), metadata=meta, task=name, **lr_args
-            )
+            extra = _legal_extra(name, {x for i in tr for x in labels[i]}, statutes, checklists, interpretations,
+                                 aliases, tokenize_many)
+            folds = max(2, min(p["folds"], len(tr)))
+            fit = fit_longtail(_subset(tokens, tr), _subset(labels, tr), extra=extra, C=p["longtail_C"],
+                               char_ngrams=p["char_ngrams"], max_features=p["longtail_max_features"],
+                               folds=folds, fold_of=[case_fold(cases[i]["id"], folds, seed) for i in tr],
+                               seed=seed, metadata=meta, task=name)
+            model = fit.model
             fit_s = time.perf_counter() - started
             evaluator = MultilabelEvaluator(_subset(tokens, te), _subset(labels, te), name=name)
-            metrics = evaluate(evaluator, model)
-            baseline_metrics = evaluate(evaluator, baselines[name]) if name in baselines else None
+            metrics = evaluate(evaluator, model) if te else {"primary_metric": "exact_set_accuracy", "n": 0,
+                                                              "exact_set_accuracy": None, "eval_s": 0.0}
+            baseline_metrics = evaluate(evaluator, baselines[name]) if name in baselines and te else None
             model.metadata["metrics"] = jsonable(metrics)
             model.metadata["timings"]["wall_s"] = round(fit_s, 2)
             n_labels = len(model.labels)
+            if out is not None:  # the out-of-fold models: the Auditor's training data is computed with them
+                for f, fold_model in enumerate(fit.folds):
+                    fold_model.save(out / "folds" / str(f) / name)
+                (out / "folds").mkdir(parents=True, exist_ok=True)
+                (out / "folds" / f"{name}.json").write_text(json.dumps(
+                    {cases[i]["id"]: int(f) for i, f in zip(tr, fit.fold_of)}), encoding="utf-8")
         else:
             gold = [term_label(c) for c in cases]
             tr = [i for i in np.flatnonzero(train_mask) if gold[i] is not None]
@@ -304,6 +336,25 @@ def train_all(
     return results
 
 
+def _aliases(path: Path | None) -> dict[str, str | None]:
+    if path is None:
+        return {}
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return dict(data.get("aliases", data))
+
+
+def _legal_extra(name, labels, statutes, checklists, interpretations, aliases, tokenize_many) -> list:
+    """The legal texts as extra training documents (training/longtail.py): per charge label the articles
+    defining it, per article number its own text, checklist and interpretations."""
+    if not statutes or tokenize_many is None:
+        return []
+    texts = legal_texts(statutes, checklists or (), interpretations or ())
+    docs = (charge_documents(sorted(labels), statutes, texts, aliases or {}) if name == "charges"
+            else article_documents(labels, statutes, texts))
+    tokens = tokenize_many([text for _, text in docs])
+    return [(t, {label}) for t, (label, _) in zip(tokens, docs)]
+
+
 def _structure_data_check(name, cases, train_mask, statutes, checklists) -> bool:
     """Raise ValueError when a small corpus cannot train the verifier (it needs satisfied and unsatisfied pairs)."""
     if name == "verifier":
@@ -320,6 +371,10 @@ def format_table(results: dict[str, dict[str, Any]]) -> str:
     ]
     for name, r in results.items():
         m = r["metrics"]
+        if not m.get("n"):  # no held-out case (--no-dev-split on a small corpus)
+            lines.append(f"{name:9s} {r['n_train']:6d} {0:5d} {'' if r['n_labels'] is None else r['n_labels']:>6}  "
+                         f"{'(no held-out cases)':>26s}  {r['fit_s']:6.1f}")
+            continue
         primary = f"{m['primary_metric']}={m[m['primary_metric']]:.4f}"
         if "top1_accuracy" in m:
             other = (
@@ -356,6 +411,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "plus verifier,intent when --statutes and --checklists are given)")
     parser.add_argument("--statutes", type=Path, help="statutes.jsonl (article structure; for the verifier and intent models)")
     parser.add_argument("--checklists", type=Path, help="checklists.jsonl (for the verifier)")
+    parser.add_argument("--interpretations", type=Path,
+                        help="interpretations.jsonl (their texts join the legal training documents of the articles they interpret)")
+    parser.add_argument("--aliases", type=Path,
+                        help="charge_aliases.json: dataset charge name → statute charge (for the charges' legal documents)")
+    parser.add_argument("--dev-split", action=argparse.BooleanOptionalAction, default=True,
+                        help="hold out the development split (training/devsplit.py) for the held-out metrics and the gate "
+                             "(default); --no-dev-split trains on every case (a small illustrative corpus)")
     parser.add_argument("--max-train", type=int, help="train on at most N cases (stable subset)")
     parser.add_argument("--C", type=float, default=DEFAULTS["C"])
     parser.add_argument("--min-df", type=int, default=DEFAULTS["min_df"])
@@ -400,7 +462,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     total_started = time.perf_counter()
     cases = load_cases(args.cases)
+    statutes = load_records(args.statutes) if args.statutes else None
+    # The tokenizer the judgments use (apps.corpus.services.indexing.legal_tokenizer): our legal dictionary
+    # plus every charge name of the corpus, so that training and serving split texts alike.
     tokenizer = Tokenizer()
+    tokenizer.add_words(sorted({c for case in cases for c in charge_labels(case)}
+                               | {c for s in statutes or () for c in s.get("charges") or ()}))
     started = time.perf_counter()
     if set(models) & set(MODEL_NAMES):
         tokens = tokenizer.tokens_many(c.get("fact") or "" for c in cases)
@@ -437,8 +504,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = train_all(
         cases, tokens, out=args.out, holdout=args.holdout, seed=args.seed, base_metadata=base_metadata,
         models=models, max_train=args.max_train, params=params, baselines=baselines, log=lambda s: print(s, flush=True),
-        statutes=load_records(args.statutes) if structure else None,
-        checklists=load_records(args.checklists) if structure else None,
+        statutes=statutes,
+        checklists=load_records(args.checklists) if args.checklists else None,
+        interpretations=load_records(args.interpretations) if args.interpretations else None,
+        aliases=_aliases(args.aliases),
+        split_ids=dev_split_ids(cases, seed=args.seed) if args.dev_split else set(),
         tokenize_many=lambda texts: tokenizer.tokens_many(texts),
     )  # fmt: skip
     total_s = time.perf_counter() - total_started

@@ -1,6 +1,11 @@
 """Evaluation metrics for judgment prediction runs (pure Python, no Django).
 
-The protocol mirrors the LegalGraphRAG paper's evaluator:
+The protocol mirrors the LegalGraphRAG paper's evaluator (its evaluation/evaluate_results.py):
+
+* entries: one per defendant judgment, each compared with the record's (case-level) gold set
+  (``defendant_entries``): a record naming three defendants contributes three entries.  The term
+  is scored once per record, on its first judgment.  The per-record view (the union of a
+  record's defendants, ``record_entry``) is kept as a second line, not the comparable figure;
 
 * charges: names are normalised (whitespace removed, 罪 appended) and a predicted
   name counts as a gold name when the gold name is a character subsequence of it
@@ -48,6 +53,9 @@ COMPARE_KEYS = (
 )  # fmt: skip
 
 
+RARE_MAX_TRAINING_CASES = 12  # the rare slice: the record's rarest gold charge has at most this many training cases
+
+
 @dataclass
 class Entry:
     """One evaluated case: gold labels, predictions, retrieval sets and cost totals."""
@@ -67,6 +75,8 @@ class Entry:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    cited_unsupported: int = 0  # articles the judgment cites without one supported checklist item
+    cited: int = 0  # articles the judgment cites
 
 
 # --- charges -----------------------------------------------------------------
@@ -316,9 +326,54 @@ def evaluate(entries: list[Entry], categories: dict[str, list[str]] | None = Non
             "error_rate": _ratio(sum(s["candidate_misses"] for s in art), cand_total),
         },
         "cost": _cost(entries),
+        "citations": {"articles": sum(e.cited for e in entries),
+                      "without_supported_item": sum(e.cited_unsupported for e in entries)},
         "status": dict(sorted(Counter(e.status for e in entries).items())),
         "categories": {title: _category(scores, charges) for title, charges in (categories or {}).items()},
     }
+
+
+def rare_ids(golds: dict[str, list[str]], training_counts: dict[str, int],
+             threshold: int = RARE_MAX_TRAINING_CASES) -> set[str]:
+    """Records whose rarest gold charge has at most ``threshold`` training cases (a gold name counts
+    the training cases of the same name, after normalisation)."""
+    counts: dict[str, int] = {}
+    for name, n in training_counts.items():
+        key = normalize_charge(name)
+        counts[key] = counts.get(key, 0) + int(n)
+    return {rid for rid, gold in golds.items()
+            if gold and min(counts.get(normalize_charge(g), 0) for g in gold) <= threshold}
+
+
+def evaluate_protocols(records: list[dict], categories: dict[str, list[str]] | None = None,
+                       training_counts: dict[str, int] | None = None) -> dict:
+    """Both views of one run. ``records``: {"defendant_entries": [Entry], "record_entry": Entry} per record.
+
+    The top level is the paper's per-defendant protocol (the comparable figure); ``per_record`` holds the
+    union view, and ``slices.rare`` both views restricted to the rare records when ``training_counts`` is given.
+    """
+    per_defendant = [e for r in records for e in r["defendant_entries"]]
+    per_record = [r["record_entry"] for r in records]
+    result = evaluate(per_defendant, categories)
+    result["protocol"] = "per_defendant"
+    result["records"] = len(records)
+    result["per_record"] = evaluate(per_record, categories)
+    result["per_record"]["protocol"] = "per_record"
+    if training_counts is not None:
+        rare = rare_ids({r["record_entry"].id: r["record_entry"].gold_charges for r in records}, training_counts)
+        chosen = [r for r in records if r["record_entry"].id in rare]
+        result["slices"] = {"rare": {
+            "definition": f"records whose rarest gold charge has at most {RARE_MAX_TRAINING_CASES} training cases",
+            "records": len(chosen),
+            "per_defendant": _slice_summary(evaluate([e for r in chosen for e in r["defendant_entries"]])),
+            "per_record": _slice_summary(evaluate([r["record_entry"] for r in chosen])),
+        }}
+    return result
+
+
+def _slice_summary(result: dict) -> dict:
+    return {"n": result["n"], "charge_accuracy": result["charges"]["accuracy"], "charge_micro_f1": result["charges"]["micro_f1"],
+            "article_accuracy": result["articles"]["accuracy"], "term_mae": result["term"]["mae"]}
 
 
 # --- presentation helpers ----------------------------------------------------
@@ -351,6 +406,9 @@ def metrics_rows(result: dict, run_label: str) -> list[dict]:
         "seconds_mean": cost["seconds"]["mean"],
     }
     rows = [{col: _cell(overall[col]) for col in ROW_COLUMNS}]
+    if result.get("per_record"):  # the second view: one row, scope "overall (per record)"
+        record_row = metrics_rows({k: v for k, v in result["per_record"].items() if k != "categories"}, run_label)[0]
+        rows.append(dict(record_row, scope="overall (per record)"))
     for title, cat in result.get("categories", {}).items():
         row = dict.fromkeys(ROW_COLUMNS, "")
         row.update(

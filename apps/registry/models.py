@@ -17,6 +17,7 @@ class ModelVersion(models.Model):
         TERM = "term", _("term model")
         VERIFIER = "verifier", _("checklist-item verifier")
         INTENT = "intent", _("intent classifier")
+        AUDITOR = "auditor", _("article Auditor")
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     model_id = models.CharField(max_length=200)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import uuid
 from functools import lru_cache
 from pathlib import Path
@@ -13,12 +11,13 @@ from django.db import transaction
 
 from apps.audit.services import audit_append
 from apps.registry.models import ModelVersion
+from worker.agents.auditor_model import ArticleAuditor
 from worker.agents.textmodel import LinearTextModel, TermModel
 from worker.agents.verifier import ChecklistVerifier
 
 LOADERS = {ModelVersion.Kind.CHARGES: LinearTextModel, ModelVersion.Kind.ARTICLES: LinearTextModel,
            ModelVersion.Kind.TERM: TermModel, ModelVersion.Kind.VERIFIER: ChecklistVerifier,
-           ModelVersion.Kind.INTENT: LinearTextModel}
+           ModelVersion.Kind.INTENT: LinearTextModel, ModelVersion.Kind.AUDITOR: ArticleAuditor}
 
 
 def model_register(*, kind: str, directory: str | Path, activate: bool = True, user=None) -> ModelVersion:
@@ -55,16 +54,20 @@ def load_active_models() -> dict:
 
 
 def statistical_models_train(*, cases: str | Path, out: str | Path | None = None, extra_args: list[str] = (),
-                             statutes: str | Path | None = None, checklists: str | Path | None = None) -> dict:
+                             statutes: str | Path | None = None, checklists: str | Path | None = None,
+                             auditor: bool = True, auditor_workers: int = 1) -> dict:
     """Run the offline training job (a separate process: nothing imports training/) and register its models
     (the verifier and the intent classifier too when ``statutes`` and ``checklists`` are given)."""
     # A fresh directory per run: registered artefacts are never overwritten (several
     # databases may share MEDIA_ROOT, and a loader checks each artefact's hash).
+    from apps.registry.training import statistical_training_run
+
     out = Path(out or Path(settings.MEDIA_ROOT) / "models" / f"statistical-{uuid.uuid4().hex}")
     out.mkdir(parents=True, exist_ok=True)
-    structure = ["--statutes", str(statutes), "--checklists", str(checklists)] if statutes and checklists else []
-    subprocess.run([sys.executable, "-m", "training.statistical", "--cases", str(cases), "--out", str(out), *structure,
-                    *extra_args], check=True, cwd=settings.BASE_DIR)
+    _report, output = statistical_training_run(cases=Path(cases), out=out, statutes=statutes, checklists=checklists,
+                                               extra_args=list(extra_args), auditor=auditor,
+                                               auditor_workers=auditor_workers)
+    print(output, end="")
     registered = {}
     for kind in ModelVersion.Kind.values:
         directory = out / kind

@@ -14,7 +14,7 @@ from worker.agents.agentic import (
     adjudicate_case_agentic,
     agentic_summary,
 )
-from worker.agents.fixtures import tiny_legal_graph
+from worker.agents.fixtures import FixedProbabilities, tiny_legal_graph
 from worker.agents.llm import Budget, BudgetExceeded, LLMClient, Usage
 from worker.agents.llm.client import LLMResult
 from worker.agents.llm.stub_server import StubServer
@@ -28,14 +28,8 @@ FACTS = "被告人张某于2018年3月翻墙进入被害人李某家中，秘密
 CASE = CaseInput(facts=FACTS, defendants=("张某",), offence_date=dt.date(2018, 3, 1))
 
 
-class FakeChargeModel:
-    model_id = "fake-charges"
-
-    def __init__(self, charges):
-        self.charges = charges
-
-    def top(self, tokens, k=5, min_p=0.0):
-        return [(c, p) for c, p in self.charges if p >= min_p][:k]
+def FakeChargeModel(charges):  # noqa: N802 (a stand-in class)
+    return FixedProbabilities(dict(charges), model_id="fake-charges")
 
 
 class ScriptedClient:

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from worker.agents.fixtures import tiny_legal_graph
+from worker.agents.fixtures import FixedProbabilities, tiny_legal_graph
 from worker.agents.memory_retriever import InMemoryRetriever
 from worker.agents.pipeline import ABLATIONS, Params, adjudicate, adjudicate_case, verify_judgment
 from worker.agents.strategies.statistical import StatisticalStrategy
@@ -16,17 +16,8 @@ THEFT = ("公诉机关指控：被告人张某于夜间翻墙进入被害人李�
          "以非法占有为目的，盗窃公私财物数额较大。案发后张某主动投案，如实供述。")
 
 
-class FakeChargeModel:
-    """A stand-in for a trained classifier: fixed probabilities, recorded model id."""
-
-    model_id = "fake-charges/1"
-
-    def __init__(self, probs):
-        self.probs = probs
-
-    def top(self, tokens, k=5, min_p=0.0):
-        ranked = sorted(self.probs.items(), key=lambda kv: -kv[1])
-        return [(c, p) for c, p in ranked if p >= min_p][:k]
+def FakeChargeModel(probs):  # noqa: N802 (a stand-in class)
+    return FixedProbabilities(probs, model_id="fake-charges/1")
 
 
 @pytest.fixture
@@ -98,6 +89,10 @@ def test_every_ablation_runs_through_the_same_entry_point(graph, name):
                         strategy=StatisticalStrategy(charge_model=FakeChargeModel({"盗窃罪": 0.9})),
                         graph=graph, retriever=retriever, params=Params.for_ablation(name))
     assert bundle.judgment is not None
+    if name == "classifier_only":  # the baseline: the classifier's answer, no retrieval, no audit, no evidence
+        assert bundle.research is None and bundle.audit is None
+        assert bundle.judgment.charges == ["盗窃罪"] and not bundle.judgment.evidence
+        return
     paths = {h.path for h in bundle.research.hits}
     if name == "no_graph":
         assert "com" not in paths

@@ -234,7 +234,7 @@ class Sources:
             if not (self.params.exclude_self and case.ref):
                 return False
             node = graph.case(pk)
-            return node is not None and node.ext_id == case.ref
+            return node is not None and case.left_out(node.ext_id)
 
         scored = dict(self.retriever.similar_cases(query, 2 * k))
         for charge in self.state.named_offences(query):

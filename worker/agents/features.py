@@ -292,7 +292,8 @@ class LexiconFeatureExtractor:
         return extract_features(text, lexicon=self.lexicon)
 
 
-_SENTENCE = re.compile(r"[^。；;！？!?]+[。；;！？!?]?")
+SENTENCE_RE = re.compile(r"[^。；;！？!?]+[。；;！？!?]?")
+_SENTENCE = SENTENCE_RE
 
 
 def focus_facts(fact: str, defendant: str | None, all_defendants: Sequence[str]) -> str:

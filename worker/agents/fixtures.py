@@ -193,3 +193,40 @@ def tiny_legal_graph() -> InMemoryGraphStore:
     for pk, top_charges, members, summary in _COMMUNITIES:
         store.add_community(pk, summary=summary, top_charges=top_charges, members=members)
     return store
+
+
+class FixedProbabilities:
+    """A stand-in for a trained classifier in pure tests: fixed calibrated probabilities, whatever the text.
+
+    It answers the part of LinearTextModel's interface the statistical strategy uses: ``labels``,
+    ``decision`` (the logits of the probabilities), an identity ``calibration``, ``vectorize`` (a
+    character-bigram bag, so the legal-text similarity is defined) and ``metadata["label_counts"]``.
+    """
+
+    def __init__(self, probs: dict[str, float], *, model_id: str = "fixed-probabilities", label_counts: dict | None = None):
+        import numpy as np
+
+        self._np = np
+        self.model_id = model_id
+        self.labels = list(probs) or ["—"]
+        p = np.clip(np.array([probs.get(label, 1e-6) for label in self.labels], dtype=np.float64), 1e-6, 1 - 1e-6)
+        self._z = np.log(p / (1 - p))
+        self.calibration = np.tile([1.0, 0.0], (len(self.labels), 1))
+        self.metadata = {"label_counts": dict(label_counts or {label: 10 for label in self.labels})}
+
+    def decision(self, tokens):
+        return self._z.copy()
+
+    def vectorize(self, tokens):
+        np = self._np
+        text = "".join(tokens)
+        grams = sorted({text[i:i + 2] for i in range(len(text) - 1)})
+        idx = np.array([int.from_bytes(g.encode("utf-8")[:6].ljust(6, b"\0"), "big") % 100003 for g in grams], dtype=np.int64)
+        idx, _ = np.unique(idx, return_index=True)
+        vals = np.full(len(idx), 1.0 / np.sqrt(len(idx))) if len(idx) else np.zeros(0)
+        return idx, vals
+
+    def top(self, tokens, k=5, min_p=0.0):
+        p = 1 / (1 + self._np.exp(-self._z))
+        ranked = sorted(zip(self.labels, p), key=lambda kv: -kv[1])
+        return [(label, float(q)) for label, q in ranked if q >= min_p][:k]

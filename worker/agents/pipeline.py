@@ -36,20 +36,25 @@ from worker.agents.types import (
 Progress = Callable[[str, dict], None]
 
 PIPELINE_VERSION = "lextrace-pipeline/2"  # 2: terms capped at the statutory maximum
-ABLATIONS = ("full", "no_graph", "no_researcher", "no_sem", "no_com", "no_chg", "no_art", "no_auditor", "naive_rag")
+ABLATIONS = ("full", "no_graph", "no_researcher", "no_sem", "no_com", "no_chg", "no_art", "no_auditor", "naive_rag",
+             "classifier_only")
 
 
 @dataclass(frozen=True)
 class Params:
     k: int = 5  # cases per retrieval path, articles from R_art (paper default)
     keep_cases: int = 3  # cases kept per path
-    max_charges: int = 3  # pre-judged charges (R_chg)
+    max_charges: int = 3  # pre-judged charges (R_chg); a strategy may ask for more (its prejudge_k)
+    graph_charges: int = 3  # of those, the ones whose Fact-graph neighbourhood R_chg visits
     alpha: float = 0.4  # sparse weight in the LexPath fusion
     paths: tuple[str, ...] = ("sem", "com", "chg", "art")
     use_graph: bool = True  # False: flat retrieval over raw facts (without HierarGraph)
     use_researcher: bool = True  # False: only the pre-judged charges' articles
     use_auditor: bool = True
     naive_rag: bool = False  # flat top-k over all documents, no audit
+    # The baseline of the same build: the trained classifiers alone (no retrieval, no audit, no evidence).
+    # Only for evaluation: its answers carry no evidence chain and are never a product judgment.
+    classifier_only: bool = False
     specific_part_from: int = 102  # candidate articles define offences (CAIL labels the specific part)
     # Leave-one-out evaluation on the corpus's own held-out cases: never retrieve the precedent
     # whose id is the case's ``ref`` (it would carry the answer).
@@ -70,6 +75,8 @@ class Params:
             settings = {"use_auditor": False}
         elif name == "naive_rag":
             settings = {"naive_rag": True, "use_auditor": False}
+        elif name == "classifier_only":
+            settings = {"classifier_only": True, "use_researcher": False, "use_auditor": False}
         return cls(**{**settings, **overrides})
 
 
@@ -83,11 +90,14 @@ class Strategy(Protocol):
     def features(self, focus: str) -> tuple[dict[str, list[str]], str]: ...
     def prejudge(self, focus: str, k: int) -> list[tuple[str, float]]: ...
     def verify_items(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> list[ItemVerdict]: ...
-    def decide_article(self, focus: str, article: ArticleAudit, prejudged: dict[str, float],
-                       support: dict[str, float]) -> tuple[bool, float, str]: ...
+    def decide_articles(self, focus: str, articles: list[ArticleAudit], research: Research, graph: GraphStore,
+                        on_decided: Callable[[ArticleAudit], None]) -> None:
+        """Set passed, score, reason and why of every article (their items are verified); call
+        ``on_decided`` after each."""
     def adjudicate(self, focus: str, audit: Audit, research: Research, evidence: list[Evidence],
                    graph: GraphStore) -> Judgment: ...
     def usage(self) -> dict[str, tuple[int, int, int]]: ...  # stage -> (calls, prompt tokens, completion tokens)
+    def classify(self, focus: str) -> Judgment: ...  # the classifier_only baseline (statistical strategy)
 
 
 class StageFailure(Exception):
@@ -101,6 +111,15 @@ class StageFailure(Exception):
 
 # --- Researcher ---------------------------------------------------------------
 
+def _cite_shares(cases, floor: float = 0.05) -> dict[int, float]:
+    """Article pk → share of ``cases`` citing it (shares below ``floor`` left out)."""
+    counts: dict[int, int] = {}
+    for case in cases:
+        for pk in set(case.article_pks):
+            counts[pk] = counts.get(pk, 0) + 1
+    return {pk: round(n / len(cases), 4) for pk, n in sorted(counts.items()) if n / len(cases) >= floor} if cases else {}
+
+
 def _most_cited(cases, n: int) -> list[int]:
     counts: dict[int, int] = {}
     for case in cases:
@@ -109,8 +128,10 @@ def _most_cited(cases, n: int) -> list[int]:
     return [pk for pk, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
 
 
-def _is_candidate(article: ArticleNode | None, params: Params) -> bool:
-    return article is not None and article.number >= params.specific_part_from and bool(article.charges)
+def _is_candidate(article: ArticleNode | None, params: Params, *, companion: bool = False) -> bool:
+    """A specific-part article that defines a charge; with ``companion`` also one that defines none (a
+    punishment article such as 383 for 382), reached through the precedents that cite it."""
+    return article is not None and article.number >= params.specific_part_from and (bool(article.charges) or companion)
 
 
 def research(case: CaseInput, focus: str, features: dict, query_text: str, prejudged: list[tuple[str, float]], *,
@@ -134,7 +155,7 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
         if not (params.exclude_self and case.ref):
             return False
         node = graph.case(pk)
-        return node is not None and node.ext_id == case.ref
+        return node is not None and case.left_out(node.ext_id)
 
     def add_cases(path: str, scored: Iterable[tuple[int, float]]):
         for pk, score in [(pk, score) for pk, score in scored if not is_self(pk)][: params.keep_cases]:
@@ -143,11 +164,11 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
 
     nodes: dict[int, ArticleNode | None] = {}
 
-    def add_articles(path: str, pks: Iterable[int]):
+    def add_articles(path: str, pks: Iterable[int], companion: bool = False):
         for pk in pks:
             if pk not in nodes:
                 nodes[pk] = graph.article(pk)
-            if _is_candidate(nodes[pk], params):
+            if _is_candidate(nodes[pk], params, companion=companion):
                 articles.setdefault(pk, []).append(path)
 
     if params.naive_rag:
@@ -173,14 +194,16 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
                 members = graph.community_members(best[0][0])
                 add_cases("com", retriever.case_scores(query_text, members)[: params.k])
         if "chg" in params.paths:
-            for charge, p in prejudged:
+            for n, (charge, p) in enumerate(prejudged):
                 result.hits.append(Hit(path="chg", kind="charge", pk=charge, score=round(p, 6)))
                 add_articles("chg", [a.pk for a in graph.articles_defining(charge)])
-                if params.use_graph:
+                if params.use_graph and n < params.graph_charges:
                     # The charge's Fact-graph neighbourhood: its cases and the articles they cite
-                    # (this also reaches articles for dataset charge names no article defines).
+                    # (this also reaches articles for dataset charge names no article defines, and the
+                    # punishment articles that go with a charge).
                     offence_cases = [c for c in graph.cases_of_offence(charge, limit=200) if not is_self(c.pk)]
-                    add_articles("chg", _most_cited(offence_cases, 2))
+                    result.fact_shares[charge] = _cite_shares(offence_cases)
+                    add_articles("chg", _most_cited(offence_cases, 2), companion=True)
                     add_cases("chg", retriever.case_scores(query_text, [c.pk for c in offence_cases])[: params.k])
         if "art" in params.paths:
             keywords = expand(focus) if expand else []
@@ -199,7 +222,7 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
             add_articles("chg", [a.pk for a in graph.articles_defining(charge)])
 
     for pk, paths in cases.items():
-        add_articles("case", [a.pk for a in graph.articles_of_case(pk)])
+        add_articles("case", [a.pk for a in graph.articles_of_case(pk)], companion=True)
     result.candidate_cases = sorted(cases)
     result.candidate_articles = sorted(articles, key=lambda pk: (nodes[pk].number, nodes[pk].sub))
     result.article_sources = {pk: sorted(set(v)) for pk, v in articles.items()}
@@ -255,8 +278,10 @@ def precedent_support(found: Research, graph: GraphStore) -> dict[str, float]:
 
 def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, graph: GraphStore, params: Params,
           progress: Progress | None = None) -> Audit:
-    prejudged = dict(found.prejudged)
-    support = precedent_support(found, graph)
+    """Check every checklist item of every candidate article, then decide the articles.
+
+    The decision comes after every candidate's items are known: the statistical Auditor weighs an article
+    against the other candidates (worker.agents.signals). ``progress`` hears of each decided article."""
     result = Audit()
     for pk in found.candidate_articles:
         node = graph.article(pk)
@@ -265,11 +290,11 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
         entry = ArticleAudit(article_pk=pk, key=_key(node), label=node.label, charges=list(node.charges),
                              version_pk=version.version_pk if version else None, text=version.text if version else "",
                              in_force=version is not None)
+        result.articles.append(entry)
         if version is None:
             entry.reason = f"no version of {node.label} was in force on {case.offence_date}"
             entry.why = reasons.why(reasons.ARTICLE_NOT_IN_FORCE, label=node.label,
                                     date=case.offence_date.isoformat() if case.offence_date else None)
-            result.articles.append(entry)
             continue
         items = graph.checklist(pk, version.version_pk) or graph.checklist(pk)
         interpretations = graph.interpretations(pk)
@@ -277,16 +302,29 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
         entry.interpretation_texts = [f"{i.source}{i.para}　{i.text}" for i in interpretations[:3]]
         if params.use_auditor:
             entry.items = strategy.verify_items(focus, entry, items)
-            entry.passed, entry.score, entry.reason = strategy.decide_article(focus, entry, prejudged, support)
-            entry.why = entry.why or reasons.why(reasons.ARTICLE_MODEL, applies=entry.passed)
-        else:  # no checklist is decided at all: the ablation and the naive baseline cost no audit call
-            entry.passed, entry.score, entry.reason = True, 1.0, "auditor disabled (ablation): accepted unchecked"
-            entry.why = reasons.why(reasons.ARTICLE_UNCHECKED)
-        result.articles.append(entry)
+
+    decided = 0
+
+    def on_decided(entry: ArticleAudit) -> None:
+        nonlocal decided
+        decided += 1
         if progress:
             progress("article", {"article": entry.label, "key": entry.key, "passed": entry.passed,
-                                 "done": len(result.articles), "total": len(found.candidate_articles)})
+                                 "done": decided, "total": len(result.articles)})
 
+    in_force = [a for a in result.articles if a.in_force]
+    if params.use_auditor:
+        strategy.decide_articles(focus, in_force, found, graph, on_decided)
+        for entry in in_force:
+            entry.why = entry.why or reasons.why(reasons.ARTICLE_MODEL, applies=entry.passed)
+    else:  # no checklist is decided at all: the ablation and the naive baseline cost no audit call
+        for entry in in_force:
+            entry.passed, entry.score, entry.reason = True, 1.0, "auditor disabled (ablation): accepted unchecked"
+            entry.why = reasons.why(reasons.ARTICLE_UNCHECKED)
+            on_decided(entry)
+    for entry in result.articles:
+        if not entry.in_force:
+            on_decided(entry)
     return prune(result, found, graph)
 
 
@@ -453,7 +491,11 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
     try:
         focus = clock.stage("focus", strategy, strategy.focus, case, defendant)
         features, query_text = clock.stage("features", strategy, strategy.features, focus)
-        prejudged = clock.stage("prejudge", strategy, strategy.prejudge, focus, params.max_charges)
+        if params.classifier_only:
+            bundle.judgment = clock.stage("classifier", strategy, strategy.classify, focus)
+            return bundle
+        prejudged = clock.stage("prejudge", strategy, strategy.prejudge, focus,
+                                max(params.max_charges, getattr(strategy, "prejudge_k", 0)))
         bundle.research = clock.stage("researcher", strategy, researcher or research, case, focus, features, query_text, prejudged,
                                       graph=graph, retriever=retriever, params=params,
                                       intents=getattr(strategy, "intent_classifier", None),

@@ -12,13 +12,15 @@ from __future__ import annotations
 # Checklist items ------------------------------------------------------------------
 ITEM_TERMS_IN_SENTENCE = "item.terms_in_sentence"  # share: the item's terms found in one sentence
 ITEM_FEATURE_MATCH = "item.feature_match"  # features: abstract features of the facts that show it
+ITEM_ANCHOR = "item.anchor"  # word: the item's most specific word occurs in the facts
 ITEM_NOT_SHOWN = "item.not_shown"  # share: the most of its terms any sentence holds
 ITEM_VERIFIER = "item.verifier"  # p, threshold, share: the trained item verifier
 ITEM_MODEL = "item.model"  # the LLM's verdict (its reasoning is the model's own text)
 ITEM_REVIEWER = "item.reviewer"  # reason, auditor (satisfied | not_shown): a reviewer's override
 
 # Articles ---------------------------------------------------------------------------
-ARTICLE_APPLIES = "article.applies"  # p, threshold, supported, total, signals: the Auditor passed it
+# p, threshold, supported, total, signals (the kinds of evidence that carried it, with their log-odds), learned
+ARTICLE_APPLIES = "article.applies"  # the Auditor passed it
 ARTICLE_REJECTED = "article.rejected"  # p, threshold, supported, total, signals: below the threshold
 ARTICLE_NO_ELEMENT = "article.no_element"  # total: no checklist item is shown by the facts
 ARTICLE_NOT_IN_FORCE = "article.not_in_force"  # label, date

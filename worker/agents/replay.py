@@ -65,7 +65,8 @@ def case_of(bundle: dict) -> CaseInput:
     case = bundle["case"]
     day = case.get("offence_date")
     return CaseInput(facts=case["facts"], defendants=tuple(case.get("defendants") or ()),
-                     offence_date=dt.date.fromisoformat(day) if day else None, ref=case.get("ref", ""))
+                     offence_date=dt.date.fromisoformat(day) if day else None, ref=case.get("ref", ""),
+                     merged=tuple(case.get("merged") or ()))
 
 
 def params_of(bundle: dict) -> Params:

@@ -54,15 +54,25 @@ class ModelIntegrityError(ValueError):
     """An artefact whose content does not match its recorded hashes, or is malformed."""
 
 
-def terms(tokens: Sequence[str], bigrams: bool) -> list[str]:
-    """The terms a document is made of: its tokens, then adjacent pairs joined by a space.
+CHAR_PREFIX = "#"
 
-    Tokens never contain spaces (the tokenizer strips whitespace), so a bigram
-    cannot collide with a unigram.
+
+def terms(tokens: Sequence[str], bigrams: bool, char_ngrams: Sequence[int] | None = None) -> list[str]:
+    """The terms a document is made of: its tokens, then adjacent pairs joined by a space, then
+    (with ``char_ngrams`` = (lo, hi)) the character n-grams of the joined tokens, prefixed by "#".
+
+    Tokens never contain spaces or "#" (the tokenizer strips whitespace and punctuation), so no
+    kind of term can collide with another. Character n-grams over the tokens (stopwords, numbers and
+    punctuation already removed) reach the sub-word units of long legal compounds that the
+    segmentation splits differently from one text to the next.
     """
     out = list(tokens)
     if bigrams:
         out.extend(f"{a} {b}" for a, b in zip(tokens, tokens[1:]))
+    if char_ngrams:
+        lo, hi = int(char_ngrams[0]), int(char_ngrams[1])
+        text = "".join(tokens)
+        out.extend(CHAR_PREFIX + text[i:i + n] for n in range(lo, hi + 1) for i in range(len(text) - n + 1))
     return out
 
 
@@ -165,7 +175,10 @@ class LinearTextModel:
         self.config: dict[str, Any] = jsonable(config)
         self.vocab: list[str] = [str(t) for t in vocab]
         self.idf = np.ascontiguousarray(idf, dtype=np.float64)
-        self.coef = np.ascontiguousarray(coef, dtype=np.float64)
+        # Wide vocabularies (character n-grams) keep their weights in float32: half the memory of every
+        # process that loads the model, and far below the TF-IDF precision that matters.
+        coef = np.asarray(coef)
+        self.coef = np.ascontiguousarray(coef, dtype=np.float32 if coef.dtype == np.float32 else np.float64)
         self.intercept = np.ascontiguousarray(intercept, dtype=np.float64).reshape(-1)
         n_features = len(self.vocab)
         n_outputs = self.intercept.shape[0]
@@ -242,7 +255,7 @@ class LinearTextModel:
     def vectorize(self, tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """The document's sparse TF-IDF row: (feature indices, L2-normalised values)."""
         index = self._term_index()
-        counts = Counter(index[t] for t in terms(tokens, self.config["bigrams"]) if t in index)
+        counts = Counter(index[t] for t in terms(tokens, self.config["bigrams"], self.config.get("char_ngrams")) if t in index)
         if not counts:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         idx = np.fromiter(sorted(counts), dtype=np.int64, count=len(counts))
@@ -257,7 +270,7 @@ class LinearTextModel:
     def decision(self, tokens: Sequence[str]) -> np.ndarray:
         """Raw linear outputs (logits, or the transformed regression target), shape (n_outputs,)."""
         idx, vals = self.vectorize(tokens)
-        return vals @ self.coef[idx] + self.intercept
+        return vals @ self.coef[idx].astype(np.float64) + self.intercept
 
     def decision_many(self, token_lists: Iterable[Sequence[str]]) -> np.ndarray:
         rows = [self.decision(tokens) for tokens in token_lists]
@@ -377,7 +390,7 @@ class LinearTextModel:
                 a = np.load(path / f"{name}.npy", allow_pickle=False)
             except (OSError, ValueError) as exc:
                 raise ModelIntegrityError(f"{path / name}.npy: {exc}") from exc
-            if a.dtype != np.float64:
+            if a.dtype != np.float64 and not (name == "coef" and a.dtype == np.float32):
                 raise ModelIntegrityError(f"{path / name}.npy: dtype {a.dtype}, expected float64")
             arrays[name] = a
         try:

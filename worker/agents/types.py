@@ -33,7 +33,12 @@ class CaseInput:
     facts: str
     defendants: tuple[str, ...] = ()
     offence_date: dt.date | None = None
-    ref: str = ""
+    ref: str = ""  # the precedent id of a corpus case judged in a leave-one-out evaluation
+    merged: tuple[str, ...] = ()  # ids of the records merged into that precedent (also never retrieved)
+
+    def left_out(self, ext_id: str) -> bool:
+        """Leave-one-out: ``ext_id`` is this very case (or a record merged into it)."""
+        return bool(self.ref) and (ext_id == self.ref or ext_id in self.merged)
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,8 @@ class Research:
     candidate_cases: list[int] = field(default_factory=list)
     # article pk -> why it is a candidate (paths)
     article_sources: dict[int, list[str]] = field(default_factory=dict)
+    # pre-judged charge -> article pk -> share of the precedents convicted of it that cite the article (Fact graph)
+    fact_shares: dict[str, dict[int, float]] = field(default_factory=dict)
     # The agentic mode (worker.agents.agentic): the planner's steps, and the precedents ranked for
     # sentencing (authority × similarity, with their Punishment Severity Index). Empty in the fixed mode.
     steps: list[PlanStep] = field(default_factory=list)
@@ -111,6 +118,10 @@ class ArticleAudit:
     passed: bool = False
     reason: str = ""
     why: dict = field(default_factory=dict)  # {"code": worker.agents.reasons.*, ...values}
+    # The statistical Auditor's evidence for this article (worker.agents.signals) and what each kind of it
+    # contributed to the decision's log-odds; empty for the LLM strategy.
+    signals: dict[str, float] = field(default_factory=dict)
+    contributions: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

@@ -56,6 +56,7 @@ ABLATION_LABELS = {
     "no_art": gettext_lazy("without article retrieval (R_art)"),
     "no_auditor": gettext_lazy("without the Auditor"),
     "naive_rag": gettext_lazy("naive RAG baseline (flat top-k, no audit)"),
+    "classifier_only": gettext_lazy("the trained classifiers alone (baseline: no retrieval, no audit)"),
 }
 
 # Stored in the database in English and translated when shown ({% translate run.message %}).

@@ -6,10 +6,10 @@ they are made, so an interrupted run resumes where it stopped; the statistical
 strategy is deterministic, so a resumed run equals an uninterrupted one.
 
 A record of the common case schema carries one label set for the case (CAIL);
-the pipeline runs once per named defendant and the entry's prediction is the
-union of their charges and articles, with the first defendant's term (the
-paper's protocol). Records with ``per_defendant`` labels give one entry per
-labelled defendant instead.
+the pipeline runs once per named defendant. The metrics follow the paper's
+evaluator: one entry per defendant judgment, each against the record's gold set,
+the term on the first judgment (apps/evaluation/metrics.py); the per-record union
+of the defendants' predictions is stored beside it as a second view.
 """
 
 from __future__ import annotations
@@ -106,7 +106,9 @@ def record_predict(record: dict, *, strategy: str, ablation: str, exclude_self: 
     defendants = tuple(d for d in record.get("defendants") or () if d)
     started = time.perf_counter()
     try:
-        bundles = judgment_compute(case=CaseInput(facts=record["fact"], defendants=defendants, ref=record["id"]),
+        merged = tuple(d if isinstance(d, str) else d.get("id", "") for d in record.get("duplicates") or ())
+        bundles = judgment_compute(case=CaseInput(facts=record["fact"], defendants=defendants, ref=record["id"],
+                                                  merged=tuple(m for m in merged if m)),
                                    ablation=ablation, strategy=strategy_build(strategy), exclude_self=exclude_self,
                                    mode=mode)
         dicts = [b.to_dict() for b in bundles]
@@ -121,6 +123,8 @@ def _verdict(bundle: dict) -> dict:
     judgment = bundle.get("judgment") or {}
     audit = bundle.get("audit") or {}
     costs = bundle.get("costs") or []
+    supported = {_key_of(a) for a in audit.get("articles", []) if any(i.get("satisfied") for i in a.get("items") or [])}
+    cited = list(judgment.get("article_keys", [])) if judgment.get("status") == "judged" else []
     return {
         "defendant": bundle.get("defendant", ""),
         "status": judgment.get("status", "failed"),
@@ -133,6 +137,8 @@ def _verdict(bundle: dict) -> dict:
         "prompt_tokens": sum(c.get("prompt_tokens", 0) for c in costs),
         "completion_tokens": sum(c.get("completion_tokens", 0) for c in costs),
         "seconds": sum(c.get("seconds", 0.0) for c in costs),
+        "cited": len(cited),
+        "cited_unsupported": sum(1 for k in cited if k not in supported),
         **({"agentic": agentic_summary(bundle)} if (bundle.get("research") or {}).get("steps") else {}),
     }
 
@@ -253,13 +259,33 @@ def _versions(run: EvaluationRun) -> dict:
 
 
 def _entry(case_id: str, gold: dict, prediction: dict) -> metrics.Entry:
+    """The per-record entry: the union of the defendants' predictions, the first defendant's term."""
+    verdicts = prediction.get("defendants", [])
     return metrics.Entry(
         id=case_id, gold_charges=gold["charges"], gold_articles=gold["articles"], gold_term=gold["term"],
         pred_charges=prediction["charges"], pred_articles=prediction["articles"], pred_term=prediction["term"],
         candidate_articles=prediction["candidate_articles"], verified_articles=prediction["verified_articles"],
-        status=prediction["status"], defendants=max(1, len(prediction.get("defendants", []))),
+        status=prediction["status"], defendants=max(1, len(verdicts)),
         llm_calls=prediction["llm_calls"], prompt_tokens=prediction["prompt_tokens"],
-        completion_tokens=prediction["completion_tokens"], seconds=prediction["seconds"])
+        completion_tokens=prediction["completion_tokens"], seconds=prediction["seconds"],
+        cited=sum(v.get("cited", 0) for v in verdicts), cited_unsupported=sum(v.get("cited_unsupported", 0) for v in verdicts))
+
+
+def defendant_entries(case_id: str, gold: dict, prediction: dict) -> list[metrics.Entry]:
+    """The paper's entries: one per defendant judgment, each against the record's gold set; the term is
+    scored on the first judgment only. A record that produced no judgment at all gives one failed entry
+    per named defendant."""
+    verdicts = prediction.get("defendants") or [
+        {"status": prediction["status"], "charges": [], "articles": [], "term": None, "candidate_articles": [],
+         "verified_articles": [], "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
+        for _ in (gold.get("defendants") or [""])]
+    return [metrics.Entry(
+        id=f"{case_id}#{n}", gold_charges=gold["charges"], gold_articles=gold["articles"],
+        gold_term=gold["term"] if n == 0 else None, pred_charges=v["charges"], pred_articles=v["articles"],
+        pred_term=v["term"], candidate_articles=v["candidate_articles"], verified_articles=v["verified_articles"],
+        status=v["status"], defendants=1, llm_calls=v["llm_calls"], prompt_tokens=v["prompt_tokens"],
+        completion_tokens=v["completion_tokens"], seconds=v["seconds"], cited=v.get("cited", 0),
+        cited_unsupported=v.get("cited_unsupported", 0)) for n, v in enumerate(verdicts)]
 
 
 def charge_categories() -> dict[str, list[str]]:
@@ -273,9 +299,27 @@ def charge_categories() -> dict[str, list[str]]:
     return categories
 
 
+def training_counts(versions: dict) -> dict[str, int] | None:
+    """Training cases per charge label of the charge model behind a run (its artefact's label counts)."""
+    from apps.registry.models import ModelVersion
+    from apps.registry.services import _load
+
+    model_id = (versions or {}).get("charge_model")
+    version = ModelVersion.objects.filter(kind=ModelVersion.Kind.CHARGES, model_id=model_id).first() if model_id else None
+    if version is None:
+        return None
+    try:
+        model = _load(version.kind, version.model_id, version.artefact_dir)
+    except (OSError, ValueError):
+        return None
+    return {str(k): int(v) for k, v in (model.metadata.get("label_counts") or {}).items()}
+
+
 def metrics_compute(run: EvaluationRun) -> dict:
-    entries = [_entry(c.case_id, c.gold, c.prediction) for c in run.cases.order_by("position")]
-    result = metrics.evaluate(entries, charge_categories())
+    records = [{"record_entry": _entry(c.case_id, c.gold, c.prediction),
+                "defendant_entries": defendant_entries(c.case_id, c.gold, c.prediction)}
+               for c in run.cases.order_by("position")]
+    result = metrics.evaluate_protocols(records, charge_categories(), training_counts(_versions(run)))
     result["wall_seconds"] = round(run.seconds, 1)
     if run.mode == "agentic":
         result["agentic"] = agentic_metrics([c.prediction for c in run.cases.order_by("position")])

@@ -11,6 +11,7 @@ from functools import lru_cache
 from apps.corpus.services.indexing import legal_tokenizer
 from apps.graph.retriever import DbRetriever
 from apps.graph.store import AgeGraphStore
+from worker.agents.elements import ElementChecker
 from worker.agents.pipeline import Params, adjudicate_case
 from worker.agents.strategies.statistical import StatisticalStrategy
 from worker.agents.types import Bundle, CaseInput
@@ -42,11 +43,32 @@ def statute_charges() -> set[str]:
     return set(Charge.objects.filter(official=True).values_list("name", flat=True))
 
 
-def statistical_strategy() -> StatisticalStrategy:
-    models = active_models()
+_ELEMENTS: dict[tuple, ElementChecker] = {}
+
+
+def element_checker() -> ElementChecker:
+    """The element check with word frequencies over every checklist item of the corpus (rebuilt when the
+    checklists change)."""
+    from django.db.models import Count, Max
+
+    from apps.corpus.models import ChecklistItem
+
+    items = ChecklistItem.objects.filter(variant="main")
+    stamp = tuple(items.aggregate(n=Count("pk"), top=Max("pk")).values())
+    if stamp not in _ELEMENTS:
+        _ELEMENTS.clear()
+        _ELEMENTS[stamp] = ElementChecker.from_items(items.values_list("question", flat=True), tokenize=_tokenizer().tokens)
+    return _ELEMENTS[stamp]
+
+
+def statistical_strategy(models: dict | None = None) -> StatisticalStrategy:
+    """The statistical strategy with the active models (or ``models``: kind → loaded model, e.g. the
+    out-of-fold models of a training run)."""
+    models = active_models() if models is None else models
     return StatisticalStrategy(tokenize=_tokenizer().tokens, charge_model=models.get("charges"),
                                article_model=models.get("articles"), term_model=models.get("term"),
                                verifier=models.get("verifier"), intent_model=models.get("intent"),
+                               auditor=models.get("auditor"), elements=element_checker(),
                                aliases=charge_aliases(), statute_charges=statute_charges())
 
 

@@ -169,8 +169,14 @@ class LLMStrategy:
                                  interpretations=article.interpretation_texts,
                                  item={"id": i.pk, "question": i.question}) for i in items}
 
-    def decide_article(self, focus: str, article: ArticleAudit, prejudged: dict[str, float],
-                       support: dict[str, float]) -> tuple[bool, float, str]:
+    def decide_articles(self, focus: str, articles: list[ArticleAudit], research: Research, graph: GraphStore,
+                        on_decided) -> None:
+        """One model call per article, given its satisfied and failed items (the paper's Auditor)."""
+        for article in articles:
+            article.passed, article.score, article.reason = self.decide_article(focus, article)
+            on_decided(article)
+
+    def decide_article(self, focus: str, article: ArticleAudit) -> tuple[bool, float, str]:
         value = self._call("article_decision", facts=focus, article=_article_record(article),
                            interpretations=article.interpretation_texts,
                            satisfied=[{"id": i.item_pk, "question": i.question} for i in article.items if i.satisfied],

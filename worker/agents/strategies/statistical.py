@@ -1,49 +1,57 @@
-"""The statistical strategy: every stage without an LLM, with transparent scores.
+"""The statistical strategy: every stage without an LLM, with transparent evidence.
 
 - focus: the sentences that concern the defendant (features.focus_facts);
 - features: the lexicon extractor (features.extract_features);
-- pre-judged charges: a trained multi-label text classifier (training/), if any;
-- checklist items: with a trained verifier (worker/agents/verifier.py), an item is
-  supported when its calibrated probability reaches the verifier's threshold, and the
-  probability is the verdict's score and reasoning; without one, when enough of its
-  content (character bigrams) occurs in one sentence of the facts. The best sentence is
-  the span;
-- retrieval: the trained intent classifier reranks the article path when one is active;
-- article decision: score = 0.6·prior + 0.4·share of supported items, where the
-  prior is the larger of the classifier probability of the article's charges
-  (or of the article itself) and the retrieved precedents' score-weighted vote
-  for those charges; passes at ≥ ARTICLE_PASS;
-- adjudication: the verified articles' charges ranked by classifier
-  probability and precedent support; the term from a trained term model, else
-  the median of the verified precedents that share the charge.
+- pre-judged charges: the long-tail charge classifier's ``prejudge_k`` best labels (training/longtail.py);
+  the Researcher's charge path anchors on them;
+- checklist items: the element check (worker/agents/elements.py) decides whether the facts show an
+  item and quotes the passage; the trained item verifier's probability, when one is active, is the
+  verdict's score;
+- article decision: the learned Auditor (worker/agents/auditor_model.py) weighs the label-agnostic
+  signals of every candidate (worker/agents/signals.py: the classifiers, the legal texts, the Fact
+  graph, each retrieval path, the checklist verdicts) into P(the article applies); an article passes
+  when P reaches the Auditor's threshold *and* at least one of its items is supported. An article with
+  no element shown never passes, whatever its other evidence;
+- adjudication: the charge of the most probable verified article, and of every further verified article
+  whose P reaches the multi-charge threshold; per charge its defining article, plus the verified articles
+  that define no charge but go with it in the precedents (a punishment article such as 383 for 382); the
+  term from the term model, within the verified articles' statutory range.
 
-The thresholds are fixed design values, not fitted to any evaluation set.
+Without a trained Auditor (a fresh installation) the decision falls back to the classifiers' probability
+with the same element requirement, and says so in every reason.
 """
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
 
 from worker.agents import reasons
+from worker.agents.elements import ElementChecker
 from worker.agents.features import extract_features, focus_facts
 from worker.agents.graph_types import ChecklistEntry, Term
 from worker.agents.ports import GraphStore
 from worker.agents.retrieval import IntentClassifier
+from worker.agents.signals import Ranking, article_signals, cosine, path_votes
+from worker.agents.textmodel import sigmoid
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
-from worker.agents.verifier import SENTENCE, FactsView, grams, item_content
+from worker.agents.verifier import FactsView
 
-ITEM_SUPPORT = 0.5  # share of the item's content bigrams found in one sentence, or in the abstract features
-ARTICLE_PASS = 0.35
-CHARGE_KEEP = 0.5  # extra charges need this probability; the best one is always kept
+PREJUDGE_K = 10  # charges the Researcher anchors on (chosen on the development split, docs/RESULTS.md)
+FALLBACK_THRESHOLD = 0.35  # without a trained Auditor: the strongest single evidence an article needs
+FALLBACK_MULTI = 0.5  # … and a further charge
+COMPANION_SHARE = 0.5  # a verified article defining no charge goes with a charge cited by this share of its precedents
 
 
 class StatisticalStrategy:
     name = "statistical"
+    prejudge_k = PREJUDGE_K
 
     def __init__(self, *, tokenize: Callable[[str], list[str]] | None = None, charge_model=None, article_model=None,
                  term_model=None, aliases: dict[str, str] | None = None, statute_charges: set[str] | None = None,
-                 verifier=None, intent_model=None):
+                 verifier=None, intent_model=None, auditor=None, elements: ElementChecker | None = None):
         self.tokenize = tokenize or (lambda text: list(text))
         # Dataset charge names (what the classifier predicts) → statute charge names (what articles define).
         self.aliases = aliases or {}
@@ -54,28 +62,36 @@ class StatisticalStrategy:
         self.term_model = term_model
         self.verifier = verifier
         self.intent_model = intent_model
+        self.auditor = auditor
+        self.elements = elements or ElementChecker(tokenize=self.tokenize, item_df={}, n_items=1)
         # The Researcher's article path reranks with this (None: the cue rules).
-        self.intent_classifier = IntentClassifier(intent_model, self._tokens_uncached) if intent_model is not None else None
-        self._facts_view: tuple[str, FactsView] | None = None
-        self._tokens_cache: dict[str, list[str]] = {}
-        self._probs_cache: dict[tuple[str, str], dict[str, float]] = {}
+        self.intent_classifier = IntentClassifier(intent_model, self.tokenize) if intent_model is not None else None
+        self._view: tuple[str, dict] | None = None
+        self._legal_vectors: dict[tuple[int, int | None], dict[int, float]] = {}
+        self._labels_of_charge: dict[str, list[str]] = {}
 
     def versions(self) -> dict[str, str]:
         def mid(m):
             return getattr(m, "model_id", "none") if m is not None else "none"
 
-        return {"strategy": "statistical/1", "charge_model": mid(self.charge_model), "article_model": mid(self.article_model),
-                "term_model": mid(self.term_model), "verifier": mid(self.verifier), "intent_model": mid(self.intent_model)}
+        return {"strategy": "statistical/2", "charge_model": mid(self.charge_model), "article_model": mid(self.article_model),
+                "term_model": mid(self.term_model), "verifier": mid(self.verifier), "intent_model": mid(self.intent_model),
+                "auditor": mid(self.auditor)}
 
     def usage(self) -> dict:
         return {}
 
-    def _tokens(self, text: str) -> list[str]:
-        if text not in self._tokens_cache:
-            self._tokens_cache = {text: self.tokenize(text)}  # one text per run: keep only the last
-        return self._tokens_cache[text]
+    # -- what every stage needs of one focused text, computed once ----------------------
+    def _focus_view(self, focus: str) -> dict:
+        if self._view is None or self._view[0] != focus:  # one text at a time: keep only the last
+            tokens = self.tokenize(focus)
+            view = {"tokens": tokens, "charges": _ranking(self.charge_model, tokens),
+                    "articles": _ranking(self.article_model, tokens),
+                    "vector": _vector(self.charge_model, tokens), "facts": None}
+            self._view = (focus, view)
+        return self._view[1]
 
-    # -- stages ----------------------------------------------------------------
+    # -- stages ------------------------------------------------------------------------
     def focus(self, case: CaseInput, defendant: str) -> str:
         return focus_facts(case.facts, defendant, case.defendants)
 
@@ -84,164 +100,202 @@ class StatisticalStrategy:
         return found.as_dict(), found.text()
 
     def prejudge(self, focus: str, k: int) -> list[tuple[str, float]]:
-        if self.charge_model is None:
-            return []
-        return [(c, round(float(p), 6)) for c, p in self.charge_model.top(self._tokens(focus), k=k, min_p=0.05)]
-
-    def _tokens_uncached(self, text: str) -> list[str]:
-        return self.tokenize(text)
+        ranking = self._focus_view(focus)["charges"]
+        order = sorted(ranking.z, key=lambda label: (-ranking.z[label], label))[:k]
+        return [(label, round(ranking.p[label], 6)) for label in order]
 
     def verify_items(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> list[ItemVerdict]:
-        if self.verifier is not None:
-            return self._verify_with_model(focus, items)
-        sentences = [(m.start(), m.end(), m.group()) for m in SENTENCE.finditer(focus)] or [(0, len(focus), focus)]
-        sentence_grams = [grams(s) for _, _, s in sentences]
-        # The abstract features ("秘密窃取", "金额:千元至三万元", "以非法占有为目的") restate
-        # the facts in the checklists' vocabulary; an item may be supported by them.
-        labels = [label.split(":")[-1] for _, label in extract_features(focus).labels()]
-        feature_grams = [(label, grams(label)) for label in labels]
+        found = self.elements.check(focus, [i.question for i in items])
+        probabilities = [None] * len(items)
+        if self.verifier is not None and items:
+            view = self._focus_view(focus)
+            if view["facts"] is None:
+                view["facts"] = FactsView(focus)
+            probabilities = [f["p"] for f in self.verifier.assess(view["facts"], [i.question for i in items])]
         verdicts = []
-        for item in items:
-            wanted = grams(item_content(item.question))
-            best, where = 0.0, None
-            for (start, end, _), sg in zip(sentences, sentence_grams):
-                share = len(wanted & sg) / len(wanted) if wanted else 0.0
-                if share > best:
-                    best, where = share, (start, end)
-            by_feature = [label for label, fg in feature_grams if fg and len(wanted & fg) / len(fg) >= 0.99]
-            feature_share = min(1.0, sum(len(wanted & grams(lbl)) for lbl in by_feature) / len(wanted)) if wanted else 0.0
-            ok = best >= ITEM_SUPPORT or (by_feature and feature_share >= ITEM_SUPPORT / 2)
-            if best >= ITEM_SUPPORT:
-                reasoning = f"{best:.0%} of the item's terms occur in one sentence of the facts"
-                why = reasons.why(reasons.ITEM_TERMS_IN_SENTENCE, share=round(best, 4))
-            elif ok:
-                reasoning = f"the facts show {'、'.join(by_feature)}"
-                why = reasons.why(reasons.ITEM_FEATURE_MATCH, features=list(by_feature))
+        for item, support, p in zip(items, found, probabilities):
+            span = support.span if support.satisfied else None
+            quote = focus[span[0]:span[1]] if span else ""
+            if support.rule == "terms":
+                reasoning = f"{support.share:.0%} of the item's terms occur in one sentence of the facts"
+                why = reasons.why(reasons.ITEM_TERMS_IN_SENTENCE, share=support.share)
+            elif support.rule == "concepts":
+                reasoning = f"the facts show {'、'.join(support.shown)}"
+                why = reasons.why(reasons.ITEM_FEATURE_MATCH, features=list(support.shown))
+            elif support.rule == "anchor":
+                reasoning = f"the facts name {support.shown[0]}"
+                why = reasons.why(reasons.ITEM_ANCHOR, word=support.shown[0])
             else:
-                reasoning = f"at most {best:.0%} of the item's terms occur in any sentence; no matching feature"
-                why = reasons.why(reasons.ITEM_NOT_SHOWN, share=round(best, 4))
-            span = where if ok and best >= ITEM_SUPPORT else None
-            verdicts.append(ItemVerdict(
-                item_pk=item.pk, order=item.order, question=item.question, satisfied=bool(ok),
-                score=round(max(best, feature_share), 4), reasoning=reasoning, span=span,
-                span_text=focus[span[0]:span[1]] if span else "", why=why,
-            ))
+                reasoning = f"not shown: at most {support.share:.0%} of the item's terms occur in any sentence"
+                why = reasons.why(reasons.ITEM_NOT_SHOWN, share=support.share)
+            if p is not None:
+                why["verifier_p"] = round(float(p), 4)
+            verdicts.append(ItemVerdict(item_pk=item.pk, order=item.order, question=item.question,
+                                        satisfied=support.satisfied, score=round(float(p if p is not None else support.share), 4),
+                                        reasoning=reasoning, span=span, span_text=quote, why=why))
         return verdicts
 
-    def _verify_with_model(self, focus: str, items: list[ChecklistEntry]) -> list[ItemVerdict]:
-        """The trained verifier's calibrated probability, thresholded; the best sentence is the span."""
-        if self._facts_view is None or self._facts_view[0] != focus:
-            self._facts_view = (focus, FactsView(focus))  # one text per run: keep only the last
-        threshold = self.verifier.threshold
-        verdicts = []
-        for item, found in zip(items, self.verifier.assess(self._facts_view[1], [i.question for i in items])):
-            p, span, share = found["p"], found["span"], found["features"]["best_share"]
-            ok = p >= threshold
-            reasoning = (f"verifier p = {p:.2f} {'≥' if ok else '<'} threshold {threshold:.2f}; "
-                         f"the best sentence holds {share:.0%} of the item's terms")
-            span = span if ok else None
-            verdicts.append(ItemVerdict(item_pk=item.pk, order=item.order, question=item.question, satisfied=bool(ok),
-                                        score=round(p, 4), reasoning=reasoning, span=span,
-                                        span_text=focus[span[0]:span[1]] if span else "",
-                                        why=reasons.why(reasons.ITEM_VERIFIER, p=round(p, 4), threshold=threshold,
-                                                        share=round(share, 4), satisfied=bool(ok))))
-        return verdicts
+    def decide_articles(self, focus: str, articles: list[ArticleAudit], research: Research, graph: GraphStore,
+                        on_decided) -> None:
+        rows = self.signals(focus, articles, research, graph)
+        if self.auditor is not None:
+            probabilities = self.auditor.probabilities(rows)
+            threshold = self.auditor.threshold
+        else:  # the strongest single piece of evidence: a classifier, or the precedents of any path
+            votes = path_votes(research, lambda pk: (graph.case(pk).article_pks if graph.case(pk) else ()))
+            probabilities = np.array([max(r["chg_p"], r["art_p"], r["fact_share"],
+                                          max((v.get(a.article_pk, 0.0) for v in votes.values()), default=0.0))
+                                      for a, r in zip(articles, rows)])
+            threshold = FALLBACK_THRESHOLD
+        for a, row, p in zip(articles, rows, probabilities):
+            supported = sum(1 for i in a.items if i.satisfied)
+            a.signals = row
+            a.contributions = self.auditor.contributions(row) if self.auditor is not None else {}
+            a.prior = round(row["chg_p"], 6)
+            a.score = round(float(p), 6)
+            a.passed = bool(supported) and float(p) >= threshold
+            carried = sorted(a.contributions.items(), key=lambda kv: -abs(kv[1]))[:3]
+            values = dict(p=round(float(p), 4), threshold=threshold, supported=supported, total=len(a.items),
+                          signals={k: v for k, v in carried}, learned=self.auditor is not None)
+            if not supported:
+                a.reason = f"no checklist item is shown by the facts ({len(a.items)} checked); P = {p:.2f} is not enough alone"
+                a.why = reasons.why(reasons.ARTICLE_NO_ELEMENT, **values)
+            else:
+                source = "the Auditor's" if self.auditor is not None else "the strongest single evidence's (no trained Auditor)"
+                a.reason = (f"{source} P = {p:.2f} {'≥' if a.passed else '<'} {threshold:.2f}; {supported}/{len(a.items)} "
+                            f"checklist items supported" + (f"; carried by {', '.join(k for k, _ in carried)}" if carried else ""))
+                a.why = reasons.why(reasons.ARTICLE_APPLIES if a.passed else reasons.ARTICLE_REJECTED, **values)
+            on_decided(a)
 
-    def _probs(self, kind: str, model, focus: str, k: int) -> dict[str, float]:
-        """label → probability of a classifier for the focused facts, computed once per text
-        (the Auditor asks for every candidate article; the Adjudicator again)."""
-        if model is None:
-            return {}
-        key = (kind, focus)
-        if key not in self._probs_cache:
-            self._probs_cache = {k_: v for k_, v in self._probs_cache.items() if k_[1] == focus}  # one text per run
-            self._probs_cache[key] = {str(label): p for label, p in model.top(self._tokens(focus), k=k)}
-        return self._probs_cache[key]
+    def signals(self, focus: str, articles: Sequence[ArticleAudit], research: Research, graph: GraphStore) -> list[dict]:
+        """The Auditor's evidence for each candidate (worker.agents.signals): also what training exports."""
+        view = self._focus_view(focus)
+        rule_sims = {a.article_pk: cosine(view["vector"], self._legal_vector(a, graph)) for a in articles}
+        prejudged = [label for label, _ in research.prejudged]
 
-    def _charge_probs(self, focus: str) -> dict[str, float]:
-        return self._probs("charges", self.charge_model, focus, 100)
+        def labels_of(a: ArticleAudit) -> list[str]:
+            labels = [label for charge in a.charges for label in self._labels_for(charge)]
+            if not labels:  # an article defining no charge: the pre-judged charges whose precedents cite it
+                labels = [label for label in prejudged if research.fact_shares.get(label, {}).get(a.article_pk, 0.0) > 0.1]
+            return labels
 
-    def _prob_of(self, probs: dict[str, float], charge: str) -> float:
-        """The classifier's probability for a statute charge, through its dataset names."""
-        return max((p for label, p in probs.items() if self._matches(label, charge)), default=0.0)
+        def articles_of(case_pk: int) -> tuple[int, ...]:
+            node = graph.case(case_pk)
+            return node.article_pks if node else ()
+
+        counts = (self.charge_model.metadata.get("label_counts") or {}) if self.charge_model is not None else {}
+        return article_signals(articles, research, charges=view["charges"], articles_rank=view["articles"],
+                               labels_of=labels_of, rule_sims=rule_sims, label_counts=counts,
+                               votes=path_votes(research, articles_of))
+
+    def _legal_vector(self, a: ArticleAudit, graph: GraphStore) -> dict[int, float]:
+        """The article's legal text (label, text, checklist items, linked interpretations) in the charge
+        model's TF-IDF space, as training.longtail.legal_texts builds it."""
+        key = (a.article_pk, a.version_pk)
+        if key not in self._legal_vectors:
+            interpretations = [i.text for i in graph.interpretations(a.article_pk)]
+            text = "\n".join(p for p in [a.label, a.text, *[i.question for i in a.items], *interpretations] if p)
+            self._legal_vectors[key] = _vector(self.charge_model, self.tokenize(text))
+        return self._legal_vectors[key]
+
+    def _labels_for(self, charge: str) -> list[str]:
+        """The charge model's labels that stand for a statute charge."""
+        if charge not in self._labels_of_charge:
+            labels = self.charge_model.labels if self.charge_model is not None else []
+            self._labels_of_charge[charge] = [str(label) for label in labels if self._matches(str(label), charge)]
+        return self._labels_of_charge[charge]
 
     def _matches(self, label: str, charge: str) -> bool:
         if label in self.statute_charges:
             return label == charge
         return names_match(label, charge, self.aliases)
 
-    def _article_prob(self, focus: str, article: ArticleAudit) -> float:
-        """The article classifier's probability of the article (trained on base numbers, CAIL labels)."""
-        probs = self._probs("articles", self.article_model, focus, 50)
-        return float(probs.get(str(article.key).split("-")[0], 0.0))
-
-    def _prior(self, focus: str, article: ArticleAudit, prejudged: dict[str, float], support: dict[str, float]) -> float:
-        prior = max((max(self._prob_of(prejudged, c), self._prob_of(support, c)) for c in article.charges), default=0.0)
-        if self.charge_model is not None:
-            probs = self._charge_probs(focus)
-            prior = max([prior] + [self._prob_of(probs, c) for c in article.charges])
-        return float(max(prior, self._article_prob(focus, article)))
-
-    def decide_article(self, focus: str, article: ArticleAudit, prejudged: dict[str, float],
-                       support: dict[str, float]) -> tuple[bool, float, str]:
-        prior = self._prior(focus, article, prejudged, support)
-        article.prior = round(prior, 6)
-        supported = sum(1 for i in article.items if i.satisfied)
-        share = supported / len(article.items) if article.items else 0.0
-        score = 0.6 * prior + 0.4 * share
-        passed = score >= ARTICLE_PASS
-        reason = (f"score {score:.2f} = 0.6 × prior {prior:.2f} (classifier or precedents) + 0.4 × {supported}/{len(article.items)} checklist items "
-                  f"supported; {'passes' if passed else 'below'} {ARTICLE_PASS}")
-        article.why = reasons.why(reasons.ARTICLE_APPLIES if passed else reasons.ARTICLE_REJECTED, p=round(score, 4),
-                                  threshold=ARTICLE_PASS, supported=supported, total=len(article.items),
-                                  signals={"prior": round(prior, 4)})
-        return passed, round(score, 6), reason
-
     def adjudicate(self, focus: str, audit: Audit, research: Research, evidence: list[Evidence], graph: GraphStore) -> Judgment:
-        verified = audit.verified
-        probs = self._charge_probs(focus)
-        cases = [graph.case(pk) for pk in audit.verified_cases]
-        cases = [c for c in cases if c is not None]
-        scored, prob = {}, {}
-        for a in verified:
-            for charge in a.charges:
-                support = (sum(1 for c in cases if any(self._matches(x, charge) for x in c.charges)) / len(cases)
-                           if cases else 0.0)
-                prob[charge] = self._prob_of(probs, charge) if probs else a.score
-                scored[charge] = max(scored.get(charge, 0.0), 0.7 * prob[charge] + 0.3 * support)
-        if not scored:
+        view = self._focus_view(focus)
+        verified = sorted(audit.verified, key=lambda a: (-a.score, a.article_pk))
+        defining = [a for a in verified if a.charges]
+        if not defining:
             return Judgment(status=Status.INSUFFICIENT_EVIDENCE, message="no verified article defines a charge")
-        ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
-        charges = [ranked[0][0]] + [c for c, _ in ranked[1:] if prob.get(c, 0.0) >= CHARGE_KEEP]
-        # One article per charge: among the verified articles defining it, the one the article
-        # classifier finds most likely for these facts, then the best audit score. (An article
-        # merely listing the charge in a cross-reference gets its prior from the charge alone.)
-        chosen = []
-        for charge in charges:
-            best = max((a for a in verified if charge in a.charges),
-                       key=lambda a: (round(self._article_prob(focus, a), 2), a.score, -a.article_pk))
-            if best not in chosen:
-                chosen.append(best)
-        term = self._term(focus, charges, cases)
-        reasoning = _reasoning(chosen, charges, term, evidence)
-        return Judgment(status=Status.JUDGED, charges=charges, article_keys=[a.key for a in chosen],
-                        article_pks=[a.article_pk for a in chosen], term=term, reasoning=reasoning, evidence=evidence,
-                        scores={c: round(s, 6) for c, s in ranked})
+        if self.auditor is not None:
+            chosen = [defining[0]] + [a for a in defining[1:] if a.score >= self.auditor.multi_threshold]
+        else:  # without an Auditor a further charge needs the charge classifier's own confidence
+            chosen = [defining[0]] + [a for a in defining[1:] if a.signals.get("chg_p", 0.0) >= FALLBACK_MULTI]
+        charges, cited = [], []
+        for a in chosen:
+            charge = self._charge_of(a, view["charges"])
+            if charge not in charges:
+                charges.append(charge)
+                cited.append(a)
+        labels = {label for c in charges for label in self._labels_for(c)}
+        for a in verified:  # punishment articles that go with a chosen charge in the precedents
+            if not a.charges and any(research.fact_shares.get(label, {}).get(a.article_pk, 0.0) >= COMPANION_SHARE
+                                     for label in labels):
+                cited.append(a)
+        term = self._term(focus) or _precedent_term([graph.case(pk) for pk in audit.verified_cases], charges)
+        reasoning = _reasoning(cited, charges, term, evidence)
+        return Judgment(status=Status.JUDGED, charges=charges, article_keys=[a.key for a in cited],
+                        article_pks=[a.article_pk for a in cited], term=term, reasoning=reasoning, evidence=evidence,
+                        scores={self._charge_of(a, view["charges"]): round(a.score, 6) for a in reversed(defining)})
 
-    def _term(self, focus: str, charges: list[str], cases) -> Term | None:
-        if self.term_model is not None:
-            t = self.term_model.predict(self._tokens(focus))
-            if isinstance(t, dict):  # worker.agents.textmodel.TermModel
-                t = Term(months=int(t["months"]), life=bool(t["life"]), death=bool(t["death"]))
-            return t
-        terms = [c.term for c in cases if c.term is not None and set(c.charges) & set(charges)]
-        if not terms:
+    def _charge_of(self, a: ArticleAudit, ranking: Ranking) -> str:
+        """The charge of a verified article: the one whose labels the charge classifier finds most likely."""
+        def best(charge: str) -> float:
+            return max((ranking.z.get(label, -math.inf) for label in self._labels_for(charge)), default=-math.inf)
+
+        return max(a.charges, key=lambda c: (best(c), -a.charges.index(c)))
+
+    def _term(self, focus: str) -> Term | None:
+        if self.term_model is None:
             return None
-        if sum(t.death for t in terms) * 2 > len(terms):
-            return Term(death=True)
-        if sum(t.life for t in terms) * 2 > len(terms):
-            return Term(life=True)
-        return Term(months=int(round(statistics.median(t.months for t in terms if not (t.life or t.death)))))
+        t = self.term_model.predict(self._focus_view(focus)["tokens"])
+        if isinstance(t, dict):  # worker.agents.textmodel.TermModel
+            t = Term(months=int(t["months"]), life=bool(t["life"]), death=bool(t["death"]))
+        return t
+
+    def classify(self, focus: str) -> Judgment:
+        """The classifier_only baseline: the trained models alone (labels with p >= 0.5, and the best always)."""
+        view = self._focus_view(focus)
+        charges = _labels_at(view["charges"])
+        articles = _labels_at(view["articles"])
+        if not charges:
+            return Judgment(status=Status.NO_EVIDENCE, message="no trained charge classifier")
+        return Judgment(status=Status.JUDGED, charges=charges, article_keys=articles, term=self._term(focus),
+                        reasoning="the trained classifiers alone (evaluation baseline: no retrieval, no audit, no evidence)",
+                        message="classifier_only baseline")
+
+
+def _precedent_term(cases, charges: list[str]) -> Term | None:
+    """Without a term model: the median term of the verified precedents convicted of a chosen charge."""
+    terms = [c.term for c in cases if c is not None and c.term is not None and set(c.charges) & set(charges)]
+    if not terms:
+        return None
+    if sum(t.death for t in terms) * 2 > len(terms):
+        return Term(death=True)
+    if sum(t.life for t in terms) * 2 > len(terms):
+        return Term(life=True)
+    fixed = sorted(t.months for t in terms if not (t.life or t.death))
+    return Term(months=int(fixed[len(fixed) // 2])) if fixed else None
+
+
+def _ranking(model, tokens: list[str]) -> Ranking:
+    if model is None:
+        return Ranking.of({}, {})
+    z = model.decision(tokens)
+    p = sigmoid(z * model.calibration[:, 0] + model.calibration[:, 1])
+    labels = [str(label) for label in model.labels]
+    return Ranking.of(dict(zip(labels, map(float, p))), dict(zip(labels, map(float, z))))
+
+
+def _vector(model, tokens: list[str]) -> dict[int, float]:
+    if model is None:
+        return {}
+    idx, vals = model.vectorize(tokens)
+    return dict(zip(idx.tolist(), vals.tolist()))
+
+
+def _labels_at(ranking: Ranking, threshold: float = 0.5) -> list[str]:
+    order = sorted(ranking.z, key=lambda label: (-ranking.z[label], label))
+    return [label for n, label in enumerate(order) if n == 0 or ranking.p[label] >= threshold]
 
 
 def _subsequence(short: str, long: str) -> bool:
@@ -271,3 +325,4 @@ def _reasoning(chosen: list[ArticleAudit], charges: list[str], term: Term | None
         text += f"参照类似案例{precedents}，" if precedents else ""
         text += f"建议刑期：{what}。"
     return text
+

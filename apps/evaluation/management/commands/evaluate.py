@@ -67,13 +67,33 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             raise CommandError(f"interrupted; continue with: python manage.py evaluate --resume {run.pk}") from None
         json_path, csv_path = metrics_write(run, out)
-        m = run.metrics
-        pct = lambda v: "—" if v is None else f"{100 * v:.1f}"  # noqa: E731
-        self.stdout.write(
-            f"charges: accuracy {pct(m['charges']['accuracy'])}  micro-F1 {pct(m['charges']['micro_f1'])}\n"
-            f"articles: accuracy {pct(m['articles']['accuracy'])}  micro-F1 {pct(m['articles']['micro_f1'])}\n"
-            f"term: exact {pct(m['term']['exact'])}  MAE {m['term']['mae'] if m['term']['mae'] is not None else '—'} months\n"
-            f"traceable correct {pct(m['traceable_correct'])}  untraceable correct {pct(m['untraceable_correct'])}\n"
-            f"statuses {m['status']}\n"
-            + (f"agentic: {m['agentic']}\n" if m.get("agentic") else "") +
-            f"written: {json_path} {csv_path}")
+        self.stdout.write(summary_text(run.metrics) + f"written: {json_path} {csv_path}")
+
+
+def summary_text(m: dict) -> str:
+    """The metrics as printed: the paper's per-defendant protocol, then the per-record union and the rare slice."""
+    pct = lambda v: "—" if v is None else f"{100 * v:.1f}"  # noqa: E731
+
+    def block(r: dict, title: str) -> str:
+        mae = r["term"]["mae"]
+        return (f"{title} ({r['n']} entries)\n"
+                f"  charges: accuracy {pct(r['charges']['accuracy'])}  micro-F1 {pct(r['charges']['micro_f1'])}\n"
+                f"  articles: accuracy {pct(r['articles']['accuracy'])}  micro-F1 {pct(r['articles']['micro_f1'])}\n"
+                f"  term: exact {pct(r['term']['exact'])}  MAE {'—' if mae is None else f'{mae:.2f}'} months\n"
+                f"  traceable correct {pct(r['traceable_correct'])}  untraceable correct {pct(r['untraceable_correct'])}\n")
+
+    text = block(m, "per defendant (the paper's protocol)")
+    if m.get("per_record"):
+        text += block(m["per_record"], "per record (union of the defendants)")
+    rare = (m.get("slices") or {}).get("rare")
+    if rare:
+        d, r = rare["per_defendant"], rare["per_record"]
+        text += (f"rare slice ({rare['records']} records, {rare['definition']}): charge accuracy {pct(d['charge_accuracy'])} "
+                 f"per defendant, {pct(r['charge_accuracy'])} per record\n")
+    cites = m.get("citations")
+    if cites:
+        text += f"articles cited in judgments: {cites['articles']}, without a supported checklist item: {cites['without_supported_item']}\n"
+    text += f"statuses {m['status']}\n"
+    if m.get("agentic"):
+        text += f"agentic: {m['agentic']}\n"
+    return text

@@ -13,14 +13,22 @@ class Command(BaseCommand):
         parser.add_argument("--checklists", help="checklists JSONL (for the verifier)")
         parser.add_argument("--out", help="artefact directory (default: a new one under MEDIA_ROOT/models)")
         parser.add_argument("--if-missing", action="store_true", help="do nothing when every kind has an active model")
+        parser.add_argument("--no-dev-split", action="store_true",
+                            help="train on every case (a small illustrative corpus such as the demo's): no held-out split")
+        parser.add_argument("--no-auditor", action="store_true", help="skip the learned Auditor (its training runs the pipeline)")
+        parser.add_argument("--workers", type=int, default=1, help="processes for the Auditor's training rows (default 1)")
 
-    def handle(self, *args, cases, statutes, checklists, out, if_missing, **options):
+    def handle(self, *args, cases, statutes, checklists, out, if_missing, no_dev_split=False, no_auditor=False, workers=1,
+               **options):
         from apps.registry.models import ModelVersion
 
-        wanted = set(ModelVersion.Kind.values) if statutes and checklists else {"charges", "articles", "term"}
+        wanted = set(ModelVersion.Kind.values)
         if if_missing and wanted <= set(ModelVersion.objects.filter(active=True).values_list("kind", flat=True)):
             self.stdout.write("statistical models present; nothing to do")
             return
-        for kind, version in statistical_models_train(cases=cases, out=out, statutes=statutes, checklists=checklists).items():
+        trained = statistical_models_train(cases=cases, out=out, statutes=statutes, checklists=checklists,
+                                           extra_args=["--no-dev-split"] if no_dev_split else [], auditor=not no_auditor,
+                                           auditor_workers=workers)
+        for kind, version in trained.items():
             self.stdout.write(f"{kind}: {version.model_id} active; primary metric "
                               f"{version.metrics.get('primary_metric')} = {version.metrics.get(version.metrics.get('primary_metric'))}")
