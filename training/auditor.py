@@ -17,7 +17,7 @@ the active one alike, for the promotion gate. The two thresholds (worker/agents/
 chosen on the weighted training rows,
 by the exact-set accuracy of the articles each case would get: an article passes at P >= threshold when
 one of its items is supported, the best passing article is always cited, a further one at P >=
-multi_threshold.
+multi_threshold (never below 0.5: a further charge must be more likely than not).
 """
 
 from __future__ import annotations
@@ -93,7 +93,9 @@ def fit_auditor(rows: Sequence[dict[str, Any]], *, C: float = 1.0, features: Seq
     lr = LogisticRegression(C=C, max_iter=2000)
     lr.fit((X - mean) / scale, y, sample_weight=w)
     p = lr.predict_proba((X - mean) / scale)[:, 1]
-    grid = [(decide(rows, p, t, m), t, m) for t in THRESHOLDS for m in THRESHOLDS if m >= t]
+    # A further charge only when it is more likely than not (multi_threshold >= 0.5): the weighted rows choose
+    # how much more; the pass threshold is free.
+    grid = [(decide(rows, p, t, m), t, m) for t in THRESHOLDS for m in THRESHOLDS if m >= max(t, 0.5)]
     best_acc, threshold, multi = max(grid, key=lambda g: (g[0], g[1], g[2]))
     report = {
         "rows": len(rows), "cases": len({r["case"] for r in rows}), "positives": int(y.sum()),

@@ -50,6 +50,8 @@ from training.devsplit import dev_split_ids
 from training.intent import intent_examples
 from training.longtail import DEFAULTS as LONGTAIL, article_documents, charge_documents, fit_longtail, legal_texts
 from training.verifier import Structure, VerifierEvaluator, build_pairs, fit_verifier
+from worker.agents.features import extract_features
+from worker.agents.sentencing import term_inputs
 from worker.agents.textmodel import LinearTextModel, TermModel, jsonable
 from worker.agents.verifier import ChecklistVerifier
 
@@ -297,23 +299,29 @@ def train_all(
             tr = [i for i in np.flatnonzero(train_mask) if gold[i] is not None]
             te = [i for i in np.flatnonzero(held) if gold[i] is not None]
             meta = meta_for(name, [cases[i]["id"] for i in tr], [cases[i]["id"] for i in te])
+            meta["inputs"] = "sentencing.term_inputs: facts + charge markers + circumstance markers"
+            # The gold charges and the facts' circumstances as marker terms (worker/agents/sentencing.py).
+            term_tokens = {i: term_inputs(list(tokens[i]), sorted(charge_labels(cases[i])),
+                                          [label for _, label in extract_features(cases[i].get("fact") or "").labels()])
+                           for i in tr + te}
+            inputs = [term_tokens.get(i, t) for i, t in enumerate(tokens)]
             fixed = [i for i in tr if not (gold[i]["life"] or gold[i]["death"])]
             months = fit_regression(
-                _subset(tokens, fixed), [gold[i]["months"] for i in fixed], alpha=p["alpha"],
+                _subset(inputs, fixed), [gold[i]["months"] for i in fixed], alpha=p["alpha"],
                 target_transform="log1p", metadata=dict(meta, name="term/months"), task="term:months",
                 seed=seed, **feature_args,
             )  # fmt: skip
             parts = {}
             for key in ("life", "death"):
                 parts[key] = fit_binary(
-                    _subset(tokens, tr), [gold[i][key] for i in tr], label=key,
+                    _subset(inputs, tr), [gold[i][key] for i in tr], label=key,
                     metadata=dict(meta, name=f"term/{key}"), task=f"term:{key}", **lr_args,
                 )  # fmt: skip
             term_meta = dict(meta)
             term_meta["decision_rule"] = "death if p_death>=0.5 and >=p_life; else life if p_life>=0.5; else months"
             model = TermModel(months=months, life=parts["life"], death=parts["death"], metadata=term_meta)
             fit_s = time.perf_counter() - started
-            evaluator = TermEvaluator(_subset(tokens, te), _subset(gold, te), name=name)
+            evaluator = TermEvaluator(_subset(inputs, te), _subset(gold, te), name=name)
             metrics = evaluate(evaluator, model)
             baseline_metrics = evaluate(evaluator, baselines[name]) if name in baselines else None
             model.metadata["metrics"] = jsonable(metrics)

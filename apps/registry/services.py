@@ -62,7 +62,7 @@ def statistical_models_train(*, cases: str | Path, out: str | Path | None = None
     # databases may share MEDIA_ROOT, and a loader checks each artefact's hash).
     from apps.registry.training import statistical_training_run
 
-    out = Path(out or Path(settings.MEDIA_ROOT) / "models" / f"statistical-{uuid.uuid4().hex}")
+    out = Path(out or Path(settings.MEDIA_ROOT) / "models" / f"statistical-{uuid.uuid4().hex}").resolve()
     out.mkdir(parents=True, exist_ok=True)
     _report, output = statistical_training_run(cases=Path(cases), out=out, statutes=statutes, checklists=checklists,
                                                extra_args=list(extra_args), auditor=auditor,

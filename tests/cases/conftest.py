@@ -60,7 +60,8 @@ def ensure_judging_corpus() -> None:
                 model_register(kind=kind, directory=directory)
         else:
             _trained.update({kind: Path(v.artefact_dir)
-                             for kind, v in statistical_models_train(cases=DEMO / "cases.jsonl").items()})
+                             for kind, v in statistical_models_train(cases=DEMO / "cases.jsonl",
+                                                                     extra_args=["--no-dev-split"]).items()})
 
 
 @pytest.fixture(scope="module")

@@ -35,6 +35,9 @@ WINDOW = 3  # sentences a conjunction of concepts may span
 GENERIC = frozenset({"公私财物", "人身", "故意", "以非法占有为目的", "社会管理秩序", "公共安全"})
 SCAFFOLD = frozenset({"是否", "属于", "行为", "行为人", "其他", "或者", "以及", "并且", "情节", "严重", "构成", "被告人"})
 ALTERNATIVES = re.compile(r"或|、")
+# Items about the sentence or the classification, not about the conduct ("是否处三年以下有期徒刑",
+# "是否同时构成其他犯罪", "是否对单位判处罚金"): the facts cannot show them, so they are never supported.
+NOT_AN_ELEMENT = re.compile(r"^是否(?:应当|可以)?(?:处|判处|并处|单处|同时构成|依照|对单位判处|从重处罚|从轻|减轻|免除)")
 
 # Expressions the element check adds to a lexicon concept (courts' usual wording of the element).
 ELEMENT_EXPRESSIONS = {
@@ -43,6 +46,7 @@ ELEMENT_EXPRESSIONS = {
                 r"|(?:毒品|甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮).{0,30}?(?:贩卖|出售|卖给|售给)"),
     "性侵害": r"抚摸|摸.{0,6}?(?:胸|下体|阴部|臀)|亲吻|搂抱|脱.{0,4}?(?:裤|衣)",
     "非法采伐捕猎": r"猎捕|捕捉|捕获|网捕|电捕|收购.{0,10}?(?:树|木|皮|植物)",
+    "容留吸毒": r"提供.{0,12}?(?:房屋|住处|住所|住宅|车辆|包间|出租屋).{0,16}?吸(?:食|毒)|让.{0,12}?在.{0,8}?吸(?:食|毒)",
 }
 
 
@@ -60,7 +64,7 @@ CONCEPTS = _concepts()
 @dataclass(frozen=True)
 class Support:
     satisfied: bool
-    rule: str  # terms | concepts | anchor | "" (not shown)
+    rule: str  # terms | concepts | anchor | not_an_element | "" (not shown)
     share: float  # the best sentence's share of the item's content bigrams
     span: tuple[int, int] | None  # where in the facts
     shown: tuple[str, ...] = ()  # the concepts, or the anchor word, that showed it
@@ -102,6 +106,9 @@ class ElementChecker:
         windows = [(sentences[i][0], sentences[min(i + WINDOW, len(sentences)) - 1][1]) for i in range(len(sentences))]
         out = []
         for question in questions:
+            if NOT_AN_ELEMENT.search(question):
+                out.append(Support(False, "not_an_element", 0.0, None))
+                continue
             wanted, required, alternatives, anchor = self._item(question)
             best, where = 0.0, None
             for (start, end, _), sg in zip(sentences, sentence_grams):

@@ -139,3 +139,21 @@ def cap_term(term: Term, ceiling: Ceiling) -> tuple[Term, str]:
     if not (term.life or term.death) and term.months > ceiling.months:
         return Term(months=ceiling.months), f"term capped at {ceiling.months} months ({ceiling.basis}; predicted {term.months})"
     return term, ""
+
+
+# --- what the term model reads ----------------------------------------------------------------------
+
+CHARGE_TOKEN = "@罪名:"
+FEATURE_TOKEN = "@情节:"
+
+
+def term_inputs(tokens: list[str], charges: list[str], features: list[str]) -> list[str]:
+    """The term model's input: the facts' tokens, one marker per charge (a charge label of the charge
+    classifier) and one per ontology feature of the facts (the sentencing circumstances the lexicon finds:
+    自首, 坦白, 累犯, 从犯, 未遂, 赔偿, 谅解, amount and drug-weight buckets, injury degree …).
+
+    The markers are terms of their own (tokens never contain "@"), so one linear model learns each
+    charge's level and each circumstance's effect beside the words of the facts. Training gives the gold
+    charges, a judgment the charges it decided: a what-if that strikes a charge changes the term.
+    """
+    return [*tokens, *(CHARGE_TOKEN + c for c in sorted(set(charges))), *(FEATURE_TOKEN + f for f in sorted(set(features)))]

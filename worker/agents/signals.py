@@ -20,6 +20,7 @@ model weighs rare and frequent articles alike. Per candidate article:
   art_path                        the LexPath article path's fused score for it (0 when that path missed it)
   items_supported, items_share, item_first, item_p_max, item_p_mean   the checklist verdicts
   charges_defined                 how many charges the article defines (0 for a punishment-only article)
+  sub_article                     1 for a sub-article (133之一): the article classifier knows base numbers only
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from worker.agents.types import ArticleAudit, Research
 
 FEATURES = ("chg_p", "chg_margin", "chg_rank", "prior", "art_p", "art_margin", "art_rank", "rule_sim", "rule_margin",
             "rule_rank", "fact_share", "vote_sem", "vote_com", "vote_chg", "vote_flat", "art_path", "items_supported",
-            "items_share", "item_first", "item_p_max", "item_p_mean", "charges_defined")
+            "items_share", "item_first", "item_p_max", "item_p_mean", "charges_defined", "sub_article")
 
 # Groups of signals, for the ablation of each kind of evidence (docs/RESULTS.md) and the evidence viewer.
 GROUPS = {
@@ -133,6 +134,7 @@ def article_signals(articles: Sequence[ArticleAudit], research: Research, *, cha
             "item_p_max": max((i.score for i in items), default=0.0),
             "item_p_mean": sum(i.score for i in items) / len(items) if items else 0.0,
             "charges_defined": float(len(a.charges)),
+            "sub_article": float("-" in str(a.key)),
         }
         out.append({name: round(float(row[name]), 6) for name in FEATURES})
     return out

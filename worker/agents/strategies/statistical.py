@@ -13,7 +13,9 @@
   when P reaches the Auditor's threshold *and* at least one of its items is supported. An article with
   no element shown never passes, whatever its other evidence;
 - adjudication: the charge of the most probable verified article, and of every further verified article
-  whose P reaches the multi-charge threshold; per charge its defining article, plus the verified articles
+  whose P reaches the multi-charge threshold, except where one of the two articles punishes conduct that
+  also constitutes another offence under the heavier provision (then the heavier one alone, as 133之一
+  beside 133 says); per charge its defining article, plus the verified articles
   that define no charge but go with it in the precedents (a punishment article such as 383 for 382); the
   term from the term model, within the verified articles' statutory range.
 
@@ -24,6 +26,7 @@ with the same element requirement, and says so in every reason.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -34,6 +37,7 @@ from worker.agents.features import extract_features, focus_facts
 from worker.agents.graph_types import ChecklistEntry, Term
 from worker.agents.ports import GraphStore
 from worker.agents.retrieval import IntentClassifier
+from worker.agents.sentencing import statutory_range, term_inputs
 from worker.agents.signals import Ranking, article_signals, cosine, path_votes
 from worker.agents.textmodel import sigmoid
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
@@ -122,6 +126,9 @@ class StatisticalStrategy:
             elif support.rule == "concepts":
                 reasoning = f"the facts show {'、'.join(support.shown)}"
                 why = reasons.why(reasons.ITEM_FEATURE_MATCH, features=list(support.shown))
+            elif support.rule == "not_an_element":
+                reasoning = "about the sentence or the classification, not an element the facts can show"
+                why = reasons.why(reasons.ITEM_NOT_AN_ELEMENT)
             elif support.rule == "anchor":
                 reasoning = f"the facts name {support.shown[0]}"
                 why = reasons.why(reasons.ITEM_ANCHOR, word=support.shown[0])
@@ -217,21 +224,29 @@ class StatisticalStrategy:
         if not defining:
             return Judgment(status=Status.INSUFFICIENT_EVIDENCE, message="no verified article defines a charge")
         if self.auditor is not None:
-            chosen = [defining[0]] + [a for a in defining[1:] if a.score >= self.auditor.multi_threshold]
+            further = [a for a in defining[1:] if a.score >= self.auditor.multi_threshold]
         else:  # without an Auditor a further charge needs the charge classifier's own confidence
-            chosen = [defining[0]] + [a for a in defining[1:] if a.signals.get("chg_p", 0.0) >= FALLBACK_MULTI]
+            further = [a for a in defining[1:] if a.signals.get("chg_p", 0.0) >= FALLBACK_MULTI]
+        chosen = [defining[0]]
+        for a in further:
+            rival = next((c for c in chosen if _concurrent(a, c)), None)
+            if rival is None:
+                chosen.append(a)
+            elif _heavier(a, rival):  # one act under two articles with a concurrence clause: the heavier one
+                chosen[chosen.index(rival)] = a
         charges, cited = [], []
         for a in chosen:
             charge = self._charge_of(a, view["charges"])
             if charge not in charges:
                 charges.append(charge)
                 cited.append(a)
-        labels = {label for c in charges for label in self._labels_for(c)}
+        matching = {label for c in charges for label in self._labels_for(c)}
         for a in verified:  # punishment articles that go with a chosen charge in the precedents
             if not a.charges and any(research.fact_shares.get(label, {}).get(a.article_pk, 0.0) >= COMPANION_SHARE
                                      for label in labels):
                 cited.append(a)
-        term = self._term(focus) or _precedent_term([graph.case(pk) for pk in audit.verified_cases], charges)
+        labels = [self._label_of(c, view["charges"]) for c in charges]
+        term = self._term(focus, labels) or _precedent_term([graph.case(pk) for pk in audit.verified_cases], charges)
         reasoning = _reasoning(cited, charges, term, evidence)
         return Judgment(status=Status.JUDGED, charges=charges, article_keys=[a.key for a in cited],
                         article_pks=[a.article_pk for a in cited], term=term, reasoning=reasoning, evidence=evidence,
@@ -244,10 +259,20 @@ class StatisticalStrategy:
 
         return max(a.charges, key=lambda c: (best(c), -a.charges.index(c)))
 
-    def _term(self, focus: str) -> Term | None:
+    def _label_of(self, charge: str, ranking: Ranking) -> str:
+        """The charge classifier's most likely label standing for a statute charge (the charge itself if none)."""
+        labels = self._labels_for(charge)
+        return max(labels, key=lambda label: (ranking.z.get(label, -math.inf), label)) if labels else charge
+
+    def _term(self, focus: str, labels: list[str]) -> Term | None:
+        """The term model's estimate for these charges (labels of the charge classifier) and the facts'
+        circumstances (sentencing.term_inputs); a model trained on the facts alone reads the facts only."""
         if self.term_model is None:
             return None
-        t = self.term_model.predict(self._focus_view(focus)["tokens"])
+        tokens = self._focus_view(focus)["tokens"]
+        if "term_inputs" in str((self.term_model.metadata or {}).get("inputs", "")):
+            tokens = term_inputs(tokens, labels, [label for _, label in extract_features(focus).labels()])
+        t = self.term_model.predict(tokens)
         if isinstance(t, dict):  # worker.agents.textmodel.TermModel
             t = Term(months=int(t["months"]), life=bool(t["life"]), death=bool(t["death"]))
         return t
@@ -259,9 +284,24 @@ class StatisticalStrategy:
         articles = _labels_at(view["articles"])
         if not charges:
             return Judgment(status=Status.NO_EVIDENCE, message="no trained charge classifier")
-        return Judgment(status=Status.JUDGED, charges=charges, article_keys=articles, term=self._term(focus),
+        return Judgment(status=Status.JUDGED, charges=charges, article_keys=articles, term=self._term(focus, charges),
                         reasoning="the trained classifiers alone (evaluation baseline: no retrieval, no audit, no evidence)",
                         message="classifier_only baseline")
+
+
+_CONCURRENCE = re.compile(r"同时构成.{0,30}?犯罪的，?依照处罚较重的规定")
+
+
+def _concurrent(a: ArticleAudit, b: ArticleAudit) -> bool:
+    """One of the two articles says that conduct also constituting another offence is punished under the
+    heavier provision (imaginative concurrence, e.g. 133之一 beside 133): they are not cumulated."""
+    return bool(_CONCURRENCE.search(a.text) or _CONCURRENCE.search(b.text))
+
+
+def _heavier(a: ArticleAudit, b: ArticleAudit) -> bool:
+    ra, rb = statutory_range(a.text), statutory_range(b.text)
+    key = lambda r: (r.death, r.life, r.max_months) if r else (False, False, -1)  # noqa: E731
+    return key(ra) > key(rb)
 
 
 def _precedent_term(cases, charges: list[str]) -> Term | None:
