@@ -41,6 +41,7 @@ NOT_AN_ELEMENT = re.compile(r"^是否(?:应当|可以)?(?:处|判处|并处|单�
 
 # Expressions the element check adds to a lexicon concept (courts' usual wording of the element).
 ELEMENT_EXPRESSIONS = {
+    "秘密窃取": r"窃得|窃走|偷得|盗取|行窃",
     "伤害他人": r"致.{0,4}伤|轻伤|重伤|伤害|打伤|砍伤|刺伤|损伤|伤势",
     "贩卖毒品": (r"(?:贩卖|出售|卖给|售给).{0,30}?(?:毒品|甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮|大麻|吗啡)"
                 r"|(?:毒品|甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮).{0,30}?(?:贩卖|出售|卖给|售给)"),

@@ -1,0 +1,143 @@
+"""The statistical Auditor: the element check, the signals, the learned model and its training."""
+
+import json
+
+import numpy as np
+import pytest
+
+from training.auditor import decide, fit_auditor, main as auditor_main, row_weights
+from worker.agents.auditor_model import ArticleAuditor
+from worker.agents.elements import ElementChecker
+from worker.agents.signals import FEATURES, GROUPS, Ranking, article_signals, cosine, path_votes
+from worker.agents.textmodel import ModelIntegrityError
+from worker.agents.types import ArticleAudit, Hit, ItemVerdict, Research
+
+THEFT = "2018年5月1日，被告人张某在某商场盗走手机一部，价值3000元。"
+ROBBERY = "被告人黄某在小巷内持刀威胁路人林某，强行抢走林某的手机。"
+ROBBERY_ITEMS = ["是否使用暴力、胁迫或者其他方法", "是否抢劫公私财物", "是否属于入户抢劫"]
+THEFT_ITEMS = ["是否盗窃公私财物", "是否数额较大", "是否入户盗窃"]
+
+
+@pytest.fixture
+def checker():
+    questions = ROBBERY_ITEMS + THEFT_ITEMS + ["是否非法吸收公众存款", "是否处三年以下有期徒刑"]
+    return ElementChecker.from_items(questions, tokenize=lambda text: [text[i:i + 2] for i in range(0, len(text), 2)])
+
+
+def test_theft_facts_show_an_element_of_theft_and_none_of_robbery(checker):
+    theft = checker.check(THEFT, THEFT_ITEMS)
+    robbery = checker.check(THEFT, ROBBERY_ITEMS)
+    assert theft[0].satisfied and theft[0].rule == "concepts" and "秘密窃取" in theft[0].shown
+    assert THEFT[theft[0].span[0]:theft[0].span[1]].endswith("3000元。")
+    assert not any(s.satisfied for s in robbery)
+
+
+def test_a_conjunction_needs_every_concept_and_alternatives_need_one(checker):
+    # "入户抢劫" names 入户 and 抢劫: a burglary shows 入户 only
+    burglary = "被告人翻墙进入被害人家中，窃得现金。"
+    assert not checker.check(burglary, ["是否属于入户抢劫"])[0].satisfied
+    assert checker.check(burglary, ["是否入户盗窃"])[0].satisfied
+    # "暴力、胁迫或者其他方法": threatening alone shows it
+    assert checker.check(ROBBERY, ["是否使用暴力、胁迫或者其他方法"])[0].satisfied
+
+
+def test_items_about_the_sentence_are_never_shown(checker):
+    support = checker.check("被告人被判处三年以下有期徒刑", ["是否处三年以下有期徒刑"])[0]
+    assert not support.satisfied and support.rule == "not_an_element"
+
+
+def test_the_terms_rule_and_its_span(checker):
+    facts = "公诉机关指控：被告人以高息为诱饵，非法吸收公众存款二千万元。"
+    support = checker.check(facts, ["是否非法吸收公众存款"])[0]
+    assert support.satisfied and support.rule == "terms" and support.share >= 0.5
+    assert "吸收公众存款" in facts[support.span[0]:support.span[1]]
+
+
+def _article(pk, key, charges, satisfied):
+    items = [ItemVerdict(item_pk=pk * 10 + n, order=n, question=f"q{n}", satisfied=s, score=0.9 if s else 0.1,
+                         reasoning="")
+             for n, s in enumerate(satisfied, 1)]
+    return ArticleAudit(article_pk=pk, key=key, label=key, charges=charges, version_pk=pk, text="", in_force=True, items=items)
+
+
+def test_signals_name_no_label_and_read_each_kind_of_evidence():
+    research = Research(focus="", features={}, query_text="", prejudged=[("盗窃罪", 0.8)],
+                        hits=[Hit("sem", "case", 1, 0.9), Hit("sem", "case", 2, 0.1), Hit("art", "article", 5, 0.7)],
+                        fact_shares={"盗窃罪": {5: 0.95, 9: 0.6}})
+    theft, robbery, companion = _article(5, "264", ["盗窃罪"], [True, False]), _article(6, "263", ["抢劫罪"], [False]), \
+        _article(9, "265", [], [True])
+    votes = path_votes(research, {1: (5,), 2: (6,)}.get)
+    assert votes["sem"] == {5: pytest.approx(0.9), 6: pytest.approx(0.1)}
+    charges = Ranking.of({"盗窃罪": 0.8, "抢劫罪": 0.1}, {"盗窃罪": 1.0, "抢劫罪": -1.0})
+    rows = article_signals([theft, robbery, companion], research, charges=charges, articles_rank=Ranking.of({"264": 0.7}, {"264": 0.5}),
+                           labels_of=lambda a: [c for c in a.charges] or ["盗窃罪"], rule_sims={5: 0.4, 6: 0.1, 9: 0.2},
+                           label_counts={"盗窃罪": 99, "抢劫罪": 9}, votes=votes)
+    assert all(list(r) == list(FEATURES) for r in rows)
+    t, r, c = rows
+    assert t["chg_p"] == 0.8 and t["chg_margin"] == 0 and r["chg_margin"] == 2.0 and t["prior"] == pytest.approx(np.log1p(99))
+    assert t["rule_margin"] == 0 and r["rule_margin"] == pytest.approx(0.3) and t["rule_rank"] == 0
+    assert t["vote_sem"] == pytest.approx(0.9) and t["art_path"] == 0.7 and r["art_path"] == 0.0
+    assert t["fact_share"] == 0.95 and c["fact_share"] == 0.6 and c["charges_defined"] == 0
+    assert t["items_supported"] == 1 and t["items_share"] == 0.5 and t["item_first"] == 1 and r["item_first"] == 0
+    assert cosine({1: 0.6, 2: 0.8}, {2: 1.0}) == pytest.approx(0.8)
+
+
+def _rows(n_cases=60, seed=3):
+    """Synthetic rows: the gold article has higher chg_p and rule_sim; its items are supported."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for case in range(n_cases):
+        group = f"g{case % 12}"
+        for k in range(4):
+            gold = k == 0
+            signals = dict.fromkeys(FEATURES, 0.0)
+            signals.update(chg_p=float(np.clip(rng.normal(0.7 if gold else 0.2, 0.15), 0, 1)),
+                           rule_sim=float(rng.normal(0.5 if gold else 0.3, 0.1)),
+                           items_supported=float(gold or rng.random() < 0.3))
+            rows.append({"case": f"c{case}", "defendant": "", "article": str(k), "label": int(gold), "group": group,
+                         "signals": signals})
+    return rows
+
+
+def test_the_auditor_learns_thresholds_and_explains_its_decisions(tmp_path):
+    rows = _rows()
+    model, report = fit_auditor(rows)
+    assert report["weighted_exact_articles_at_thresholds"] > 0.8
+    assert model.multi_threshold >= 0.5 and model.multi_threshold >= model.threshold
+    p = model.probabilities([r["signals"] for r in rows])
+    assert p[[r["label"] == 1 for r in rows]].mean() > p[[r["label"] == 0 for r in rows]].mean()
+    parts = model.contributions(rows[0]["signals"])
+    assert set(parts) <= set(GROUPS) and "charge classifier" in parts
+    z = np.log(p[0] / (1 - p[0]))
+    assert sum(parts.values()) == pytest.approx(z - model.intercept, abs=1e-3)
+    # a round trip keeps it; an edited threshold is refused
+    again = ArticleAuditor.load(model.save(tmp_path / "a"), expected_id=model.model_id)
+    assert np.allclose(again.probabilities([r["signals"] for r in rows[:8]]), p[:8])
+    manifest = json.loads((tmp_path / "a" / "auditor.json").read_text())
+    manifest["threshold"] = 0.01
+    (tmp_path / "a" / "auditor.json").write_text(json.dumps(manifest))
+    with pytest.raises(ModelIntegrityError):
+        ArticleAuditor.load(tmp_path / "a")
+
+
+def test_rows_weigh_every_charge_alike_and_decide_needs_a_supported_item():
+    rows = _rows()
+    w = row_weights(rows)
+    assert w.mean() == pytest.approx(1.0)
+    perfect = np.array([1.0 if r["label"] else 0.0 for r in rows])
+    assert decide(rows, perfect, 0.5, 0.9) == pytest.approx(1.0)
+    unsupported = [dict(r, signals=dict(r["signals"], items_supported=0.0)) for r in rows]
+    assert decide(unsupported, perfect, 0.5, 0.9) == 0.0  # nothing passes without an element shown
+
+
+def test_the_training_command_writes_the_artefact_and_the_gate_report(tmp_path):
+    rows_path = tmp_path / "rows.jsonl"
+    rows_path.write_text("".join(json.dumps(r) + "\n" for r in _rows(80)), encoding="utf-8")
+    assert auditor_main(["--rows", str(rows_path), "--out", str(tmp_path / "auditor"), "--report", str(tmp_path / "r.json")]) == 0
+    first = json.loads((tmp_path / "r.json").read_text())
+    assert first["metrics"]["primary_metric"] == "weighted_exact_articles" and first["baseline_metrics"] is None
+    assert auditor_main(["--rows", str(rows_path), "--out", str(tmp_path / "again"), "--report", str(tmp_path / "r2.json"),
+                         "--baseline", str(tmp_path / "auditor"), "--without", "legal texts (Rule graph)"]) == 0
+    second = json.loads((tmp_path / "r2.json").read_text())
+    assert second["baseline_metrics"]["weighted_exact_articles"] == first["metrics"]["weighted_exact_articles"]
+    assert "rule_sim" not in ArticleAuditor.load(tmp_path / "again").features
