@@ -39,6 +39,11 @@ def test_a_conjunction_needs_every_concept_and_alternatives_need_one(checker):
     assert checker.check(burglary, ["是否入户盗窃"])[0].satisfied
     # "暴力、胁迫或者其他方法": threatening alone shows it
     assert checker.check(ROBBERY, ["是否使用暴力、胁迫或者其他方法"])[0].satisfied
+    # Each alternative is its own conjunction: 入户 alone does not show "入户抢劫、多次抢劫、持枪抢劫".
+    aggravated = "是否具有入户抢劫、多次抢劫、持枪抢劫等加重情节"
+    assert not checker.check(burglary, [aggravated])[0].satisfied
+    shown = checker.check("被告人持刀进入被害人家中，抢走现金。", [aggravated])[0]
+    assert shown.satisfied and {"入户", "劫取财物"} <= set(shown.shown), shown
 
 
 def test_items_about_the_sentence_are_never_shown(checker):

@@ -159,3 +159,34 @@ def test_leave_one_out_never_retrieves_the_case_itself(graph):
     assert 101 not in held_out.research.candidate_cases  # …unless the evaluation leaves it out
     assert not any(h.kind == "case" and h.pk == 101 for h in held_out.research.hits)
     assert held_out.params["exclude_self"] is True
+
+
+class Certain:
+    """An Auditor that is sure every candidate applies: only the element requirement can stop an article."""
+
+    model_id = "certain"
+    threshold = 0.5
+    multi_threshold = 0.99
+
+    def probabilities(self, rows):
+        import numpy as np
+
+        return np.full(len(rows), 0.999)
+
+    def contributions(self, row):
+        return {}
+
+
+def test_an_article_with_no_element_shown_never_passes_whatever_the_auditor_believes(graph):
+    strategy = StatisticalStrategy(charge_model=FakeChargeModel({"盗窃罪": 0.92, "诈骗罪": 0.9}), auditor=Certain())
+    bundle = run(graph, CaseInput(facts=THEFT, defendants=("张某",), offence_date=dt.date(2018, 3, 1)), strategy=strategy)
+    decided = [a for a in bundle.audit.articles if a.in_force]
+    assert decided and all(a.score == pytest.approx(0.999) for a in decided)
+    for a in decided:
+        shown = any(i.satisfied for i in a.items)
+        assert a.passed == shown, a.key
+        if not shown:
+            assert a.why["code"] == "article.no_element"
+    assert all(any(i.satisfied for i in a.items) for a in bundle.audit.verified)
+    cited = {a.key: a for a in bundle.audit.verified}
+    assert bundle.judgment.article_keys and all(k in cited for k in bundle.judgment.article_keys)

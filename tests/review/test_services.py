@@ -41,7 +41,11 @@ def override_first_item(run, user, *, value=False, reason="the facts do not show
 
 def test_an_override_re_adjudicates_and_undo_restores(judged_run, personas):
     review = review_for_run(judged_run)
-    result, article, item = first_item(judged_run)
+    # The defendant with two verified articles (赵某: theft and fraud), so one remains to adjudicate on.
+    result = next(r for r in judged_run.results.order_by("position")
+                  if sum(a["passed"] for a in r.bundle["audit"]["articles"]) >= 2)
+    article = next(a for a in result.bundle["audit"]["articles"] if a["passed"] and a["items"])
+    item = article["items"][0]
     ref = f"{article['article_pk']}:{item['item_pk']}"
     review_item_set(review=review, result=result, target="item", ref=ref, action="accept", user=personas.reviewer)
     assert not WhatIf.objects.exists(), "accepting changes nothing: no what-if"

@@ -116,3 +116,16 @@ def test_the_dev_split_command_writes_the_records(tmp_path):
     assert devsplit_main(["--cases", str(path), "--out", str(tmp_path / "dev.jsonl")]) == 0
     written = [json.loads(line)["id"] for line in (tmp_path / "dev.jsonl").read_text(encoding="utf-8").splitlines()]
     assert set(written) == dev_split_ids(_corpus())
+
+
+def test_element_coverage_counts_own_and_other_articles():
+    from training.element_coverage import coverage
+    from worker.agents.elements import ElementChecker
+
+    checklists = {264: ["是否秘密窃取公私财物"], 263: ["是否以暴力、胁迫或者其他方法劫取公私财物"]}
+    checker = ElementChecker.from_items([q for v in checklists.values() for q in v], tokenize=lambda t: [t])
+    cases = [{"fact": "被告人在商场盗走手机一部。", "articles": [264]},
+             {"fact": "被告人持刀抢走路人手机。", "articles": [263]}]
+    result = coverage(cases, checklists, [263, 264], checker)
+    assert (result["gold_articles"], result["gold_supported"]) == (2, 2)
+    assert (result["other_articles"], result["other_supported"]) == (2, 0)

@@ -92,11 +92,13 @@ def test_the_statistical_strategy_thresholds_the_verifier_and_shows_its_score(ve
     strategy = StatisticalStrategy(verifier=verifier)
     yes, no = strategy.verify_items(THEFT, article, items)
     assert yes.satisfied and not no.satisfied and yes.span_text == THEFT and no.span is None
-    assert yes.reasoning.startswith(f"verifier p = {yes.score:.2f} ≥ threshold 0.50") and no.score < 0.5
+    # The element check decides the item (its terms in one sentence); the verifier's probability is shown beside it.
+    assert yes.why["code"] == "item.terms_in_sentence" and yes.why["verifier_p"] == yes.score >= 0.5
+    assert no.why["code"] == "item.not_shown" and no.why["verifier_p"] == no.score < 0.5
     assert strategy.versions()["verifier"] == verifier.model_id
     # Without a verifier: the lexical rule (fallback).
     fallback = StatisticalStrategy().verify_items(THEFT, article, items)
-    assert "verifier" not in fallback[0].reasoning and StatisticalStrategy().versions()["verifier"] == "none"
+    assert "verifier_p" not in fallback[0].why and fallback[0].satisfied and StatisticalStrategy().versions()["verifier"] == "none"
 
 
 def test_intent_weak_labels_follow_the_structure_of_the_law():

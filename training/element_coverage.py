@@ -1,0 +1,69 @@
+"""How well the element check separates an offence's own articles from the others, on labelled cases.
+
+    python -m training.element_coverage --cases .local/dev-split.jsonl \
+        --checklists ../shared/data/checklists.jsonl --train ../shared/data/cases.jsonl
+
+For every case: the share of its gold specific-part articles with at least one supported checklist item
+(the Auditor can only pass those), and the share of the most frequent other articles (the ``--common``
+most cited in ``--train``, the usual confusions) that get one anyway. The first should be high, the
+second low; both are printed with the counts behind them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+from worker.agents.elements import ElementChecker
+
+SPECIFIC_PART_FROM = 102
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _articles(case: dict) -> set[int]:
+    return {int(a) for a in case.get("articles") or [] if int(a) >= SPECIFIC_PART_FROM}
+
+
+def coverage(cases: list[dict], checklists: dict[int, list[str]], common: list[int], checker: ElementChecker) -> dict:
+    gold = gold_hit = other = other_hit = 0
+    for case in cases:
+        own = {a for a in _articles(case) if a in checklists}
+        for article in own | {a for a in common if a in checklists}:
+            hit = any(s.satisfied for s in checker.check(case["fact"], checklists[article]))
+            if article in own:
+                gold, gold_hit = gold + 1, gold_hit + hit
+            else:
+                other, other_hit = other + 1, other_hit + hit
+    return {"cases": len(cases), "gold_articles": gold, "gold_supported": gold_hit,
+            "gold_share": round(gold_hit / gold, 4) if gold else None, "other_articles": other,
+            "other_supported": other_hit, "other_share": round(other_hit / other, 4) if other else None}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=Path, required=True, help="labelled cases to check (e.g. the dev split)")
+    parser.add_argument("--checklists", type=Path, required=True)
+    parser.add_argument("--train", type=Path, help="cases whose most cited articles are the confusions (default --cases)")
+    parser.add_argument("--common", type=int, default=12)
+    args = parser.parse_args(argv)
+    from apps.corpus.search.tokenize import Tokenizer
+
+    checklists = {int(c["article"]): c["items"] for c in _jsonl(args.checklists) if not c.get("sub")}
+    cases = _jsonl(args.cases)
+    ids = {c["id"] for c in cases}
+    train = [c for c in _jsonl(args.train) if c["id"] not in ids] if args.train else cases
+    cited = Counter(a for c in train for a in _articles(c) if a in checklists)
+    common = [a for a, _ in cited.most_common(args.common)]
+    checker = ElementChecker.from_items([q for items in checklists.values() for q in items], tokenize=Tokenizer().tokens)
+    result = coverage(cases, checklists, common, checker)
+    print(json.dumps(result, ensure_ascii=False))
+    return result
+
+
+if __name__ == "__main__":
+    main()
