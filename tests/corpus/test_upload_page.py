@@ -40,30 +40,64 @@ def test_an_oversized_file_is_refused(personas, settings):
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_an_upload_is_imported_by_the_worker_and_reported(personas, celery_worker_process):
+def test_an_upload_is_checked_first_then_published_by_the_worker_and_reported(personas, celery_worker_process):
     client = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en")
     response = upload(client, jsonl(statute(264), statute(266, text="诈骗公私财物，数额较大的，处三年以下有期徒刑。")))
     assert response.status_code == 302
     batch = ImportBatch.objects.get()
     assert batch.upload.name.startswith("imports/") and "statutes" not in batch.upload.name
+    assert wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="checked").exists(), timeout=60), \
+        ImportBatch.objects.get(pk=batch.pk).status
+    assert ArticleVersion.objects.count() == 0, "the check is a dry run"
+    page = client.get(f"/corpus/imports/{batch.pk}/").content.decode()
+    assert "What the import would do" in page and 'id="publish"' in page and "Import queued." not in page
+    assert client.get(f"/corpus/imports/{batch.pk}/", HTTP_HX_REQUEST="true").status_code == 286, \
+        "polling pauses while the import waits for the admin"
+
+    assert client.post(f"/corpus/imports/{batch.pk}/publish/").status_code == 302
     done = wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="published").exists(), timeout=60)
     assert done, ImportBatch.objects.get(pk=batch.pk).status
     assert ArticleVersion.objects.count() == 2
+    published = ImportBatch.objects.get(pk=batch.pk)
+    assert published.confirmed_by == personas.admin
     page = client.get(f"/corpus/imports/{batch.pk}/", HTTP_HX_REQUEST="true")
     assert page.status_code == 286, "polling stops once the import has finished"
-    assert "added" in page.content.decode()
+    assert "added" in page.content.decode() and "Published" in page.content.decode()
+    # Publishing twice is refused: the import is no longer waiting for confirmation.
+    again = client.post(f"/corpus/imports/{batch.pk}/publish/", follow=True).content.decode()
+    assert "no longer waiting for confirmation" in again
+    assert ArticleVersion.objects.count() == 2
 
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_a_bad_upload_shows_the_line_report_and_writes_nothing(personas, celery_worker_process):
+def test_a_bad_upload_shows_the_line_report_and_its_real_state(personas, celery_worker_process):
     client = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en")
-    upload(client, jsonl(statute(264)) + b'{"number": NaN}\n')
+    # A JSON error on line 2 beside a well-formed record that is wrong (line 3): both are reported.
+    upload(client, jsonl(statute(264)) + b'{"number": NaN}\n' + jsonl(statute(266, text="")))
     batch = ImportBatch.objects.get()
     assert wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="failed").exists(), timeout=60)
     page = client.get(f"/corpus/imports/{batch.pk}/").content.decode()
     assert "Nothing from this file was written" in page
+    assert 'id="import-state">failed<' in page and "Import queued." not in page
+    lines = {e["line"] for e in ImportBatch.objects.get(pk=batch.pk).errors}
+    assert lines == {2, 3}, ImportBatch.objects.get(pk=batch.pk).errors
     assert ArticleVersion.objects.count() == 0
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_checked_upload_can_be_discarded_and_nothing_is_written(personas, celery_worker_process):
+    client = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en")
+    upload(client, jsonl(statute(264)))
+    batch = ImportBatch.objects.get()
+    assert wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="checked").exists(), timeout=60)
+    client.post(f"/corpus/imports/{batch.pk}/discard/")
+    batch.refresh_from_db()
+    assert batch.status == "discarded" and not batch.upload
+    assert ArticleVersion.objects.count() == 0
+    assert client.post(f"/corpus/imports/{batch.pk}/publish/").status_code == 302
+    assert ImportBatch.objects.get(pk=batch.pk).status == "discarded"
 
 
 @pytest.mark.django_db
