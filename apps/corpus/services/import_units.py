@@ -86,7 +86,8 @@ def report_lines(report: dict, *, counts: bool = True) -> list[str]:
         lines.append(f"  amended line {item['line']}: {item['id']} from {item['valid_from']}, superseding the version in force since {since}")
         lines.extend(f"      {diff}" for diff in item["diff"].splitlines())
     for item in report.get("merged", []):
-        how = {"id": "same id", "exact": "same normalised fact", "near": f"near duplicate (shares {item['containment']:.0%} of its shingles)"}[item["how"]]
+        how = (f"near duplicate (shares {item['containment']:.0%} of its shingles)" if item["how"] == "near"
+               else {"id": "same id", "exact": "same normalised fact"}[item["how"]])
         differ = "; its charges differ: check it" if item.get("labels_differ") else ""
         lines.append(f"  merged line {item['line']}: {item['id']} into {item['into']} ({how}){differ}")
     for note in report.get("notes", []):

@@ -63,14 +63,19 @@ class CasePlan:
 def cases_plan(records: list[tuple[int, Any]]) -> CasePlan:
     """Decide every case record: same id, exact duplicate, near duplicate, or new."""
     plan = CasePlan()
-    stored_by_id = dict(Precedent.objects.filter(ext_id__in=[r.id for _, r in records]).values_list("ext_id", "fact_sha256"))
+    stored_by_id = {ext_id: (pk, sha, norm) for pk, ext_id, sha, norm in Precedent.objects.filter(
+        ext_id__in=[r.id for _, r in records]).values_list("pk", "ext_id", "fact_sha256", "fact_norm_sha256")}
     from apps.corpus.services.appliers import sha256_text
 
     pending: list[CaseAction] = []
     for line, rec in records:
         if rec.id in stored_by_id:
-            if stored_by_id[rec.id] == sha256_text(rec.fact):
+            pk, sha, norm = stored_by_id[rec.id]
+            if sha == sha256_text(rec.fact):
                 plan.actions.append(CaseAction(line, rec, "unchanged", how="id", target=rec.id))
+            elif norm == norm_sha256(rec.fact):
+                # The same fact but for whitespace or punctuation (CAIL ids come from the normalised fact).
+                plan.actions.append(CaseAction(line, rec, "merge", how="exact", target=rec.id, target_pk=pk))
             else:
                 plan.actions.append(CaseAction(line, rec, "refuse", reason=f"precedent {rec.id} already exists with a different fact text"))
             continue
