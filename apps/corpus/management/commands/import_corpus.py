@@ -63,7 +63,7 @@ class Command(BaseCommand):
             self._print_batch(unit, batch)
 
     def _bar(self, name: str, enabled: bool):
-        bar = tqdm(desc=name, unit="rec", disable=not enabled, leave=False)
+        bar = tqdm(desc=name, unit="rec", disable=not enabled, leave=False, file=self.stderr._out)
 
         def progress(done, total, stage=None, bar=bar):
             if stage:
