@@ -108,3 +108,44 @@ def test_too_many_fields_or_files_are_refused_before_anything_is_stored(personas
     files = {f"file{i}": SimpleUploadedFile(f"s{i}.jsonl", b"{}") for i in range(101)}
     assert client.post("/corpus/imports/", files).status_code == 400
     assert ImportBatch.objects.count() == 0
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_judgment_upload_shows_its_parsed_outcome_and_is_published_only_once_confirmed(personas, celery_worker_process):
+    from apps.corpus.models import Precedent
+    from tests.corpus.judgments import judgment
+
+    client = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en")
+    upload(client, judgment().encode(), name="判决书.txt", format="judgment")
+    batch = ImportBatch.objects.get()
+    assert wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="checked").exists(), timeout=60), \
+        ImportBatch.objects.get(pk=batch.pk).errors
+    page = client.get(f"/corpus/imports/{batch.pk}/").content.decode()
+    assert 'id="parsed-outcomes"' in page and "有期徒刑1年6个月" in page and "拘役5个月" in page
+    assert 'id="outcomes-checked"' in page
+    refused = client.post(f"/corpus/imports/{batch.pk}/publish/", follow=True).content.decode()
+    assert "Tick the box" in refused and ImportBatch.objects.get(pk=batch.pk).status == "checked"
+    client.post(f"/corpus/imports/{batch.pk}/publish/", {"outcomes_checked": "yes"})
+    assert wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="published").exists(), timeout=60), \
+        ImportBatch.objects.get(pk=batch.pk).errors
+    assert Precedent.objects.get().outcomes.count() == 2
+    assert ImportBatch.objects.get(pk=batch.pk).confirmed_by == personas.admin
+
+
+@pytest.mark.django_db
+def test_the_pages_show_live_progress_and_stop_polling_when_nothing_is_running(personas):
+    from django.core.cache import cache
+
+    client = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en")
+    batch = ImportBatch.objects.create(filename="cases.jsonl", sha256="0" * 64, status="running")
+    cache.set(f"corpus-import-progress:{batch.pk}", {"done": 300, "total": 1200, "stage": "writing"})
+    detail = client.get(f"/corpus/imports/{batch.pk}/", HTTP_HX_REQUEST="true")
+    assert detail.status_code == 200 and 'hx-trigger="every 1s"' in detail.content.decode()
+    assert "Checking (a dry run: nothing is written): writing" in detail.content.decode()
+    assert '<progress max="1200" value="300"' in detail.content.decode()
+    rows = client.get("/corpus/imports/?rows=1", HTTP_HX_REQUEST="true")
+    assert rows.status_code == 200 and 'hx-trigger="every 2s"' in rows.content.decode()
+    ImportBatch.objects.filter(pk=batch.pk).update(status="failed")
+    assert client.get("/corpus/imports/?rows=1", HTTP_HX_REQUEST="true").status_code == 286
+    assert client.get(f"/corpus/imports/{batch.pk}/", HTTP_HX_REQUEST="true").status_code == 286
