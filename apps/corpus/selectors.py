@@ -81,7 +81,8 @@ def import_report_view(batch) -> dict | None:
     view = {key: rows[:REPORT_ROWS] for key, rows in view.items()}
     for note in view["notes"]:
         for outcome in note.get("outcomes", []):
-            outcome["term"] = term_text({**outcome, "notes": []})
+            # Suspension and fine have their own columns on the page.
+            outcome["term"] = term_text({**outcome, "notes": [], "suspended": False, "fine": None})
     return {**view, "counts": report["counts"], "cut": cut, "hints": report.get("hints", []),
             "truncated_added": report.get("truncated_added", 0), "needs_confirmation": report.get("needs_confirmation"),
             "publishable": report.get("publishable"), "follow_up": (report.get("follow_up") or {}).get("search")}

@@ -94,6 +94,8 @@ def test_the_record_carries_per_defendant_outcomes_and_what_the_admin_confirms()
     assert record["term"] is None and [d["name"] for d in record["per_defendant"]] == ["甲某", "乙某某"]
     assert record["origin"]["fines"] == {"甲某": 5000, "乙某某": 2000}
     assert [o["clause"][:12] for o in note["outcomes"]] == ["被告人甲某犯盗窃罪，判处", "被告人乙某某犯盗窃罪，判"]
+    assert "二、" not in note["outcomes"][0]["clause"] and "扣押" not in note["outcomes"][1]["clause"], \
+        "the next numbered item is not part of a defendant's outcome"
     single_record, _ = judgment_record(single("被告人丁某犯盗窃罪，判处有期徒刑八个月，并处罚金人民币二千元。"), filename="d.txt", sha256="1" * 64)
     assert single_record["term"]["months"] == 8 and single_record["fine"] == 2000 and "per_defendant" not in single_record
 

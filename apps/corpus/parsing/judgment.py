@@ -51,6 +51,7 @@ _SENTENCES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("管制", re.compile(rf"管制{_DURATION}")),
     ("免予刑事处罚", re.compile(r"免[予于除]刑事处罚")),
 )
+_NEXT_ITEM_RE = re.compile(r"(?<=[；;。\n])\s*[一二三四五六七八九十]+[、.．]")
 _SUSPENSION_RE = re.compile(rf"(?<!缓期)缓刑{_DURATION}")
 
 
@@ -186,6 +187,10 @@ def parse_verdict(section: str) -> list[DefendantOutcome]:
     for index, match in enumerate(convictions):
         end = convictions[index + 1].start() if index + 1 < len(convictions) else len(section)
         clause = section[match.start():end]
+        # The next numbered item (二、 三、扣押在案的…) is about something else.
+        next_item = _NEXT_ITEM_RE.search(clause)
+        if next_item:
+            clause = clause[:next_item.start()]
         names = [n for n in match.group(2).split("、") if n]
         if len(names) > 1 and "分别" in clause:
             raise JudgmentError(f"several defendants ({'、'.join(names)}) are sentenced in one clause with 分别: "
