@@ -52,6 +52,8 @@ def docx(text: str) -> bytes:
 
 def pdf(text: str) -> bytes:
     """A one-page PDF of ``text`` in a CID font whose ToUnicode map gives each character back."""
+    from tests.corpus.test_documents import make_pdf, stream
+
     chars = sorted(set(text.replace("\n", "")))
     cid = {ch: i + 1 for i, ch in enumerate(chars)}
     content = b"".join(b"BT /F1 9 Tf 20 %d Td <%s> Tj ET\n" % (820 - 11 * n, "".join(f"{cid[c]:04X}" for c in line).encode())
@@ -61,9 +63,6 @@ def pdf(text: str) -> bytes:
             "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n/CMapName /Adobe-Identity-UCS def\n"
             "/CMapType 2 def\n1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n"
             f"{len(chars)} beginbfchar\n{mapping}endbfchar\nendcmap\nCMapName currentdict /CMap defineresource pop\nend\nend").encode()
-
-    def stream(data: bytes) -> bytes:
-        return b"<< /Length %d >>\nstream\n" % len(data) + data + b"\nendstream"
 
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
@@ -75,13 +74,4 @@ def pdf(text: str) -> bytes:
         b"/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /DW 1000 >>",
         stream(cmap),
     ]
-    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return make_pdf(objects)

@@ -129,7 +129,7 @@ def parse_upload(data: bytes, filename: str, *, law_title: str = "", options: Im
     return parsed.kind, parsed.records
 
 
-def parse_files(files: Files, *, options: ImportOptions) -> Parsed:
+def parse_files(files: Files, *, options: ImportOptions, progress: Progress = None) -> Parsed:
     """Read, convert and validate; whole-file problems raise ImportValidationError, record-level
     ones are returned as refusals (the plan and the admin decide what happens to them)."""
     from apps.corpus.parsing.formats import detect_format
@@ -155,7 +155,7 @@ def parse_files(files: Files, *, options: ImportOptions) -> Parsed:
         if len(files) != 1:
             raise ImportValidationError([LineError(WHOLE_DOCUMENT, "a statute text is imported one file per import")])
         return _parse_statute_text(*files[0], options=options)
-    converted = _convert(fmt, files, options)
+    converted = _convert(fmt, files, options, progress)
     return _validated(fmt, converted)
 
 
@@ -220,7 +220,7 @@ def _parse_statute_text(filename: str, data: bytes, *, options: ImportOptions) -
     return Parsed("statute-txt", "statute", records, refused=invalid.errors, hints=hints)
 
 
-def _convert(fmt: str, files: Files, options: ImportOptions) -> Converted:
+def _convert(fmt: str, files: Files, options: ImportOptions, progress: Progress = None) -> Converted:
     if fmt == "cail2018":
         from apps.corpus.parsing.cail import cail_convert
 
@@ -248,6 +248,8 @@ def _convert(fmt: str, files: Files, options: ImportOptions) -> Converted:
             except DocumentError as exc:
                 documents.append((name, ""))
                 unreadable[position] = f"{name}: {exc}"
+            if progress is not None:
+                progress(position, len(files))  # each DOCX/PDF is extracted in its own limited child
         converted = judgment_convert(documents)
         converted.errors = [LineError(e.line, unreadable.get(e.line, e.reason)) for e in converted.errors]
         return converted
@@ -318,7 +320,7 @@ def _trial_counts(parsed: Parsed, options: ImportOptions) -> tuple[dict, list[Li
 def corpus_check(*, files: Files, options: ImportOptions, progress: Progress = None) -> dict[str, Any]:
     """The dry run: what an import of ``files`` would do, record by record; nothing is written."""
     _stage(progress, "reading")
-    parsed = parse_files(files, options=options)
+    parsed = parse_files(files, options=options, progress=progress)
     _stage(progress, "checking against the corpus")
     with transaction.atomic():
         from apps.corpus.services.planning import import_lock
@@ -425,7 +427,7 @@ def corpus_import(*, data: bytes | None = None, filename: str, user=None, amendm
         return _finish(batch, ImportBatch.Status.DUPLICATE)
     try:
         _stage(progress, "reading")
-        parsed = parse_files(files, options=options)
+        parsed = parse_files(files, options=options, progress=progress)
         batch.kind, batch.format = parsed.kind, parsed.format
         if parsed.format == "judgment" and not options.confirmed:
             raise ImportValidationError([LineError(0, "parsed judgments are published only after an admin has confirmed "

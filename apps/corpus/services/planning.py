@@ -49,15 +49,19 @@ class CaseAction:
 
 
 @dataclass
-class CasePlan:
-    actions: list[CaseAction] = field(default_factory=list)
+class _Plan:
+    actions: list = field(default_factory=list)
 
-    def of(self, action: str) -> list[CaseAction]:
+    def of(self, action: str) -> list:
         return [a for a in self.actions if a.action == action]
 
     @property
     def refused(self) -> list[LineError]:
         return [LineError(a.line, a.reason) for a in self.of("refuse")]
+
+
+class CasePlan(_Plan):
+    """One CaseAction per case record, in file order."""
 
 
 def cases_plan(records: list[tuple[int, Any]]) -> CasePlan:
@@ -165,16 +169,8 @@ class StatuteAction:
     diff: str = ""
 
 
-@dataclass
-class StatutePlan:
-    actions: list[StatuteAction] = field(default_factory=list)
-
-    def of(self, action: str) -> list[StatuteAction]:
-        return [a for a in self.actions if a.action == action]
-
-    @property
-    def refused(self) -> list[LineError]:
-        return [LineError(a.line, a.reason) for a in self.of("refuse")]
+class StatutePlan(_Plan):
+    """One StatuteAction per statute record, in file order (a new version's index is its record's)."""
 
 
 def _overlaps(a_from, a_to, b_from, b_to) -> bool:
