@@ -84,7 +84,7 @@ TOKENS_VOCAB_FILE = "tokens-vocab.json"
 
 
 def _text_hash(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _tokens_save(directory: Path, ids: list[int], hashes: list[str], tokens: list[list[str]]) -> None:
