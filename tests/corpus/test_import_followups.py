@@ -120,3 +120,26 @@ def test_an_import_that_changes_nothing_does_not_make_the_models_stale(personas)
     ModelVersion.objects.create(kind="charges", model_id="charges-x", artefact_dir="/nonexistent", active=True)
     again = corpus_import(data=lines(cail(fact=NEW_FACTS[0] + "。")), filename="n2.json", options=ImportOptions(format="cail2018"))
     assert again.counts["merged"] == 1 and models_freshness()["state"] == "fresh"
+
+
+def test_successive_follow_ups_keep_only_the_active_and_the_previous_bm25_index(indexed_demo):
+    from pathlib import Path
+
+    third = "公诉机关指控：某日中午，被告人子某在示范市农贸市场东门，趁摊主午休之机，从收银抽屉内取走现金人民币一千一百元后逃离。"
+    for n, fact in enumerate(NEW_FACTS + [third]):
+        corpus_import(data=lines(cail(fact=fact)), filename=f"n{n}.json", options=ImportOptions(format="cail2018"))
+    kept = SearchIndex.objects.filter(target="precedents", method="bm25")
+    assert kept.count() == 2 and kept.filter(active=True).count() == 1
+    assert all(Path(i.artefact_dir).is_dir() for i in kept)
+
+
+def test_a_dry_run_of_interpretations_reports_counts_and_writes_nothing(db):
+    from apps.corpus.models import Interpretation
+    from apps.corpus.services.importing import corpus_check
+    from tests.corpus.conftest import jsonl, statute
+
+    corpus_import(data=jsonl(statute(264)), filename="statutes.jsonl")
+    interp = {"id": "JI-T9", "source": "示例解释", "para": "第一条", "text": "盗窃数额较大的标准示例。", "articles": [264]}
+    report = corpus_check(files=[("interpretations.jsonl", jsonl(interp))], options=ImportOptions())
+    assert report["counts"] == {"added": 1, "unchanged": 0, "links": 1, "refused": 0}
+    assert Interpretation.objects.count() == 0

@@ -355,6 +355,7 @@ def _follow_bm25(index: SearchIndex, target: str, ids, texts, hashes, progress: 
         if progress:
             progress(f"tokenizing all {len(ids)} {target} (new tokenizer or no kept tokens)")
         bm25_index_build(target=target, tokenizer=tokenizer, documents=(ids, tokenizer.tokens_many(texts)), texts=texts)
+        _superseded_bm25_drop(target)
         return f"rebuilt over {len(ids)} documents"
     stale = [n for n, (i, h) in enumerate(zip(ids, hashes)) if kept.get(i, ("",))[0] != h]
     if progress:
@@ -362,7 +363,17 @@ def _follow_bm25(index: SearchIndex, target: str, ids, texts, hashes, progress: 
     fresh = dict(zip(stale, tokenizer.tokens_many([texts[n] for n in stale])))
     tokens = [fresh[n] if n in fresh else kept[i][1] for n, i in enumerate(ids)]
     bm25_index_build(target=target, tokenizer=tokenizer, documents=(ids, tokens), texts=texts)
+    _superseded_bm25_drop(target)
     return f"{len(stale)} documents added or changed, {len(ids)} in all"
+
+
+def _superseded_bm25_drop(target: str) -> None:
+    """Every import makes a new BM25 index: keep the active one and the one before it (a search that
+    read the old row a moment ago may still load it), and free the older ones' artefacts."""
+    inactive = SearchIndex.objects.filter(target=target, method=SearchIndex.Method.BM25, active=False,
+                                          status=SearchIndex.Status.READY).order_by("-finished_at", "-pk")
+    for index in list(inactive[1:]):
+        search_index_drop(index=index)
 
 
 def _follow_dense(index: SearchIndex, ids, texts, progress: Progress) -> str:
