@@ -78,3 +78,14 @@ def test_the_same_fact_twice_gets_distinct_ids_so_it_is_merged_not_refused():
 
 def test_a_cail_file_is_detected_from_its_records():
     assert detect_format("data_train.json", lines(cail(), cail())) == "cail2018"
+
+
+def test_a_gbk_encoded_cail_file_is_read_and_the_report_says_so():
+    data = lines(cail(), cail(fact=FACT + "另查明，被告人张某系初犯。"))
+    gbk = data.decode("utf-8").encode("gb18030")
+    converted = cail_convert(gbk, filename="data_train.json")
+    assert converted.errors == [] and len(converted.rows) == 2
+    assert converted.rows[0][1]["fact"] == FACT
+    assert converted.hints == ["data_train.json: the file is not UTF-8; it was read as GB18030 (GBK)"]
+    assert detect_format("data_train.json", gbk) == "cail2018"
+    assert cail_convert(b"\xef\xbb\xbf" + data).errors == [], "a byte-order mark is dropped"

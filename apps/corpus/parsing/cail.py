@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from .dedup import norm_sha256, norm_text
-from .formats import MIN_FACT_CHARS, Converted, normalise_charge, read_json_records
+from .formats import MIN_FACT_CHARS, Converted, foreign_text, normalise_charge, read_json_records
 
 _TOP_FIELDS = frozenset({"fact", "meta"})
 _META_FIELDS = frozenset({"relevant_articles", "accusation", "punish_of_money", "criminals", "term_of_imprisonment"})
@@ -28,6 +28,8 @@ _TERM_FIELDS = frozenset({"imprisonment", "life_imprisonment", "death_penalty"})
 def cail_convert(data: bytes, *, filename: str = "", source: str = "cail2018") -> Converted:
     """Every line of a CAIL2018 file as a case record, or the reasons it cannot be one."""
     converted = Converted(kind="case")
+    data, hint = foreign_text(data)
+    converted.hints += [f"{filename}: {hint}" if filename else hint] if hint else []
     rows, errors = read_json_records(data)
     converted.errors.extend(errors.errors)
     ids: set[str] = set()

@@ -34,6 +34,7 @@ class Converted:
     errors: list[LineError] = field(default_factory=list)
     # Per line, what the admin should see beside the record (e.g. a judgment's parsed outcome).
     notes: dict[int, dict[str, Any]] = field(default_factory=dict)
+    hints: list[str] = field(default_factory=list)  # about the file as a whole (e.g. its encoding)
 
     def refuse(self, line: int, reason: str) -> None:
         self.errors.append(LineError(line, reason))
@@ -55,6 +56,23 @@ def read_json_records(data: bytes) -> tuple[list[tuple[int, dict[str, Any]]], Er
         if len(whole) == 1:
             return [(1, whole[0][1])], ErrorCollector()
     return rows, errors
+
+
+def foreign_text(data: bytes) -> tuple[bytes, str | None]:
+    """Datasets as people hold them: UTF-8 (a byte-order mark is dropped) or GB18030/GBK (one of
+    the CAIL2018 exercise files is GBK). Returns UTF-8 bytes and a note for the report; bytes that
+    are neither are returned as they are, for the strict reader to refuse line by line."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:], "a UTF-8 byte-order mark at the start of the file was ignored"
+    try:
+        data.decode("utf-8")
+        return data, None
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("gb18030").encode("utf-8"), "the file is not UTF-8; it was read as GB18030 (GBK)"
+    except UnicodeDecodeError:
+        return data, None
 
 
 def normalise_charge(name: str) -> str:
@@ -104,6 +122,7 @@ def detect_format(filename: str, data: bytes) -> str:
     suffix = PurePath(filename).suffix.lower()
     if suffix in JSON_SUFFIXES:
         # The first lines tell the format of a JSON lines file; only a one-object file needs all of it.
+        data = foreign_text(data)[0]
         rows, _ = read_jsonl_partial(b"\n".join(data.split(b"\n", 50)[:50]))
         if not rows:
             rows, _ = read_json_records(data)

@@ -23,7 +23,7 @@ from collections.abc import Collection
 from typing import Any
 
 from .dedup import norm_text
-from .formats import MIN_FACT_CHARS, Converted, normalise_charge, read_json_records
+from .formats import MIN_FACT_CHARS, Converted, foreign_text, normalise_charge, read_json_records
 from .judgment import JudgmentError, parse_verdict
 
 _TITLE_RE = re.compile(r"^(.{2,120}?)(?:一审|二审|再审)?刑事(?:附带民事)?(?:判决书|裁定书)")
@@ -33,6 +33,8 @@ def lecard_convert(data: bytes, *, filename: str = "", known_charges: Collection
     """Every record of a LeCaRD / LeCaRDv2 file; ``known_charges`` are the charge names a
     LeCaRDv2 title is matched against. ``line_offset`` numbers the records of a folder on."""
     converted = Converted(kind="case")
+    data, hint = foreign_text(data)
+    converted.hints += [f"{filename}: {hint}" if filename else hint] if hint else []
     rows, errors = read_json_records(data)
     converted.errors.extend(type(e)(e.line + line_offset, f"{filename}: {e.reason}" if filename else e.reason)
                             for e in errors.errors)

@@ -269,6 +269,7 @@ def _concatenated(parts: list[Converted], names: list[str] | None) -> Converted:
         merged.rows += [(line + shift, row) for line, row in part.rows]
         merged.errors += [LineError(e.line + shift, prefix + e.reason) for e in part.errors]
         merged.notes.update({line + shift: note for line, note in part.notes.items()})
+        merged.hints += part.hints
         offset += max([0, *(line for line, _ in part.rows), *(e.line for e in part.errors)])
     return merged
 
@@ -280,7 +281,7 @@ def _validated(fmt: str, converted: Converted) -> Parsed:
     if not records and not converted.errors and not invalid:
         raise ImportValidationError([LineError(0, "the file holds no records")])
     refused = sorted(converted.errors + invalid.errors, key=lambda e: e.line)
-    return Parsed(fmt, converted.kind, records, refused=refused, notes=converted.notes)
+    return Parsed(fmt, converted.kind, records, refused=refused, notes=converted.notes, hints=converted.hints)
 
 
 # --- planning and the dry run ---------------------------------------------------------------------
