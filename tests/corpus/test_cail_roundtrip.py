@@ -3,6 +3,7 @@ cail2018_exercise records of ../shared/data/cases.jsonl, imported with --format 
 same precedents, outcomes and article links as importing the same records natively."""
 
 import json
+import os
 
 import pytest
 from django.core.management import call_command
@@ -13,7 +14,9 @@ from apps.corpus.parsing.dedup import norm_sha256
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
-SAMPLE = 400  # every k-th cail2018_exercise record: bounded so the test stays fast
+# Every k-th cail2018_exercise record: bounded so the test stays fast. LEXTRACE_ROUNDTRIP_SAMPLE=0
+# takes every record (8,030 in the shared data), for the closing note's full round trip.
+SAMPLE = int(os.environ.get("LEXTRACE_ROUNDTRIP_SAMPLE", "400"))
 
 
 class _Rollback(Exception):
@@ -22,6 +25,8 @@ class _Rollback(Exception):
 
 def sample(shared_data) -> list[dict]:
     records = [r for r in map(json.loads, (shared_data / "cases.jsonl").open(encoding="utf-8")) if r["source"] == "cail2018_exercise"]
+    if not SAMPLE:
+        return records
     step = max(1, len(records) // SAMPLE)
     return records[::step][:SAMPLE]
 
@@ -67,7 +72,8 @@ def test_a_cail2018_file_gives_the_same_precedents_outcomes_and_article_links_as
     batch = ImportBatch.objects.get(filename="data_test.json")
     assert batch.status == "published" and batch.format == "cail2018"
     got = snapshot()
-    assert len(expected) == len(records) == SAMPLE
+    # Records with the same normalised fact are one precedent in both imports.
+    assert len(records) == (SAMPLE or len(records)) and 0 < len(expected) <= len(records)
     assert got == expected
     links = PrecedentOutcome.articles.through.objects.count()
     charges = PrecedentOutcome.charges.through.objects.count()
