@@ -14,6 +14,14 @@ def worker_ping(ping_id: int) -> None:
     worker_ping_answer(ping_id=ping_id, hostname=worker_ping.request.hostname or "")
 
 
+@app.task(name="worker.tasks.corpus_import_check", acks_late=True, max_retries=0)
+def corpus_import_check(batch_id: int) -> None:
+    """The dry run of an uploaded corpus file; the admin then publishes or discards it."""
+    from apps.corpus.services.uploads import corpus_check_run_batch
+
+    corpus_check_run_batch(batch_id=batch_id)
+
+
 @app.task(name="worker.tasks.corpus_import_run", acks_late=True, max_retries=0)
 def corpus_import_run(batch_id: int) -> None:
     from apps.corpus.services.uploads import corpus_import_run_batch

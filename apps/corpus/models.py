@@ -24,9 +24,18 @@ class ImportBatch(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", _("queued")
         RUNNING = "running", _("running")
+        CHECKED = "checked", _("checked: awaiting confirmation")
         PUBLISHED = "published", _("published")
         DUPLICATE = "duplicate", _("identical to an earlier import")
         FAILED = "failed", _("failed")
+        DISCARDED = "discarded", _("discarded")
+
+    class Format(models.TextChoices):
+        LEXTRACE = "lextrace", _("Lextrace JSONL / JSON")
+        CAIL2018 = "cail2018", _("CAIL2018 JSON lines")
+        LECARD = "lecard", _("LeCaRD / LeCaRDv2 queries or candidates")
+        JUDGMENT = "judgment", _("court judgment (TXT, DOCX, PDF)")
+        STATUTE_TXT = "statute-txt", _("statute text (TXT, DOCX, PDF)")
 
     kind = models.CharField(max_length=32, blank=True)
     filename = models.CharField(max_length=255)
@@ -41,6 +50,14 @@ class ImportBatch(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     upload = models.FileField(upload_to="imports/", blank=True)
+    format = models.CharField(max_length=16, choices=Format.choices, blank=True)
+    # What the admin chose besides the file: effective date, version label, source, skip_refused …
+    options = models.JSONField(default=dict, blank=True)
+    # The dry run: what would be (or was) added, amended, merged and refused, record by record.
+    report = models.JSONField(default=dict, blank=True)
+    confirmed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="+", help_text=_("who confirmed the checked import for publication"))
+    confirmed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -190,6 +207,8 @@ class Precedent(models.Model):
     source = models.CharField(max_length=60, db_index=True)
     fact = models.TextField()
     fact_sha256 = models.CharField(max_length=64)
+    # The exact-duplicate key (apps/corpus/parsing/dedup.py: NFKC, no whitespace, punctuation or symbols).
+    fact_norm_sha256 = models.CharField(max_length=64, blank=True, db_index=True)
     defendants = ArrayField(models.CharField(max_length=100), default=list, blank=True)
     court_level = models.CharField(max_length=16, choices=CourtLevel.choices, blank=True)
     label_source = models.CharField(max_length=40, blank=True)

@@ -22,3 +22,67 @@ def article_version_in_force(*, law_title: str, number: int, sub: int = 0, day) 
         .select_related("article")
         .first()
     )
+
+
+def search_index_freshness() -> list[dict]:
+    """Per target and method: documents in the active index against documents in the corpus."""
+    from apps.corpus.models import SearchIndex
+
+    corpus = {SearchIndex.Target.ARTICLES: ArticleVersion.objects.count(), SearchIndex.Target.PRECEDENTS: Precedent.objects.count()}
+    active = {(i.target, i.method): i for i in SearchIndex.objects.filter(active=True, target__in=corpus)}
+    rows = []
+    for target, total in corpus.items():
+        for method in (SearchIndex.Method.BM25, SearchIndex.Method.DENSE):
+            index = active.get((target, method))
+            rows.append({"target": target, "method": method, "built": index is not None, "corpus": total,
+                         "documents": index.documents if index else 0,
+                         "behind": max(0, total - index.documents) if index else total,
+                         "ahead": max(0, index.documents - total) if index else 0,
+                         "finished_at": index.finished_at if index else None})
+    return rows
+
+
+def graph_freshness() -> dict:
+    """Whether every precedent has its ontology features (the incremental follow-up gives new ones theirs)."""
+    from apps.graph.models import CaseFeatures, GraphBuild
+
+    build = GraphBuild.objects.filter(status=GraphBuild.Status.DONE).first()
+    total = Precedent.objects.count()
+    with_features = CaseFeatures.objects.count() if build else 0
+    return {"built": build is not None, "finished_at": build.finished_at if build else None, "corpus": total,
+            "documents": with_features, "behind": max(0, total - with_features) if build else total}
+
+
+def corpus_freshness() -> dict:
+    """Search indexes, graph and statistical models against the corpus: nothing may be silently stale."""
+    from apps.registry.selectors import models_freshness
+
+    search = search_index_freshness()
+    graph = graph_freshness()
+    models = models_freshness()
+    stale = any(r["built"] and (r["behind"] or r["ahead"]) for r in search) or (graph["built"] and graph["behind"]) \
+        or models["state"] == "stale"
+    return {"search": search, "graph": graph, "models": models, "stale": stale}
+
+
+# The page shows this many rows of each list; the JSON download has them all.
+REPORT_ROWS = 500
+
+
+def import_report_view(batch) -> dict | None:
+    """A batch's dry-run report ready for the page: lists cut to REPORT_ROWS, terms in words."""
+    from apps.corpus.services.import_units import term_text
+
+    report = batch.report or {}
+    if not report.get("counts"):
+        return None
+    view = {key: report.get(key, []) for key in ("added", "amended", "merged", "refused", "notes")}
+    cut = {key: max(0, len(rows) - REPORT_ROWS) for key, rows in view.items()}
+    view = {key: rows[:REPORT_ROWS] for key, rows in view.items()}
+    for note in view["notes"]:
+        for outcome in note.get("outcomes", []):
+            # Suspension and fine have their own columns on the page.
+            outcome["term"] = term_text({**outcome, "notes": [], "suspended": False, "fine": None})
+    return {**view, "counts": report["counts"], "cut": cut, "hints": report.get("hints", []),
+            "truncated_added": report.get("truncated_added", 0), "needs_confirmation": report.get("needs_confirmation"),
+            "publishable": report.get("publishable"), "follow_up": (report.get("follow_up") or {}).get("search")}

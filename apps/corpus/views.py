@@ -1,39 +1,94 @@
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
 from apps.corpus.forms import ImportForm
 from apps.corpus.models import ImportBatch
-from apps.corpus.selectors import corpus_counts
-from apps.corpus.services.uploads import corpus_upload, import_progress
+from apps.corpus.selectors import corpus_counts, corpus_freshness, import_report_view
+from apps.corpus.services.importing import ImportOptions
+from apps.corpus.services.uploads import (
+    UploadStateError,
+    corpus_upload,
+    import_batch_confirm,
+    import_batch_discard,
+    import_progress,
+)
 
-FINISHED = {ImportBatch.Status.PUBLISHED, ImportBatch.Status.DUPLICATE, ImportBatch.Status.FAILED}
+# No worker activity expected until the admin acts (checked) or ever again (the rest).
+SETTLED = {ImportBatch.Status.CHECKED, ImportBatch.Status.PUBLISHED, ImportBatch.Status.DUPLICATE,
+           ImportBatch.Status.FAILED, ImportBatch.Status.DISCARDED}
 
 
 @role_required(Role.ADMIN)
 def import_list(request):
     form = ImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        upload = form.cleaned_data["file"]
-        batch = corpus_upload(data=upload.read(), filename=upload.name, user=request.user,
-                              amendment=form.cleaned_data["amendment"], law_title=form.cleaned_data["law_title"])
-        messages.info(request, _("Import queued."))
+        upload, data = form.cleaned_data["file"], form.cleaned_data
+        options = ImportOptions(format=data["format"] or "auto", amendment=data["amendment"], law_title=data["law_title"],
+                                effective_date=data["effective_date"], version_label=data["version_label"],
+                                source=data["source"], skip_refused=data["skip_refused"])
+        batch = corpus_upload(data=upload.read(), filename=upload.name, user=request.user, options=options)
+        # No flash message: the import page itself says what is happening, and keeps saying it.
         return redirect("corpus:import_detail", pk=batch.pk)
     page = Paginator(ImportBatch.objects.select_related("created_by"), 20).get_page(request.GET.get("page"))
-    return render(request, "corpus/import_list.html", {"form": form, "page": page, "counts": corpus_counts()})
+    polling = any(b.status not in SETTLED for b in page)
+    if request.htmx and request.GET.get("rows"):
+        response = render(request, "corpus/_import_rows.html", {"page": page, "polling": polling})
+        if not polling:
+            response.status_code = HttpResponseStopPolling.status_code
+        return response
+    return render(request, "corpus/import_list.html", {"form": form, "page": page, "counts": corpus_counts(),
+                                                       "polling": polling, "freshness": corpus_freshness()})
 
 
 @role_required(Role.ADMIN)
 def import_detail(request, pk: int):
     batch = get_object_or_404(ImportBatch, pk=pk)
-    context = {"batch": batch, "progress": import_progress(batch.pk), "finished": batch.status in FINISHED}
+    context = {"batch": batch, "progress": import_progress(batch.pk), "finished": batch.status in SETTLED,
+               "report": import_report_view(batch)}
     if request.htmx:
         response = render(request, "corpus/_import_status.html", context)
         if context["finished"]:
             response.status_code = HttpResponseStopPolling.status_code
         return response
     return render(request, "corpus/import_detail.html", context)
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def import_confirm(request, pk: int):
+    batch = get_object_or_404(ImportBatch, pk=pk)
+    if batch.format == ImportBatch.Format.JUDGMENT and request.POST.get("outcomes_checked") != "yes":
+        messages.error(request, _("Tick the box to confirm that you have checked every parsed outcome."))
+        return redirect("corpus:import_detail", pk=batch.pk)
+    try:
+        import_batch_confirm(batch=batch, user=request.user)
+    except UploadStateError:
+        messages.error(request, _("This import is no longer waiting for confirmation."))
+    return redirect("corpus:import_detail", pk=batch.pk)
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def import_discard(request, pk: int):
+    batch = get_object_or_404(ImportBatch, pk=pk)
+    try:
+        import_batch_discard(batch=batch, user=request.user)
+    except UploadStateError:
+        messages.error(request, _("This import is no longer waiting for confirmation."))
+    return redirect("corpus:import_detail", pk=batch.pk)
+
+
+@role_required(Role.ADMIN)
+def import_report_download(request, pk: int):
+    """The complete dry-run report as JSON (the page shows the first rows of long lists)."""
+    batch = get_object_or_404(ImportBatch, pk=pk)
+    response = JsonResponse(batch.report, json_dumps_params={"ensure_ascii": False, "indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="import-{batch.pk}-report.json"'
+    return response

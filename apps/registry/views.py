@@ -8,6 +8,7 @@ from django_htmx.http import HttpResponseStopPolling
 from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
 from apps.registry.models import ModelVersion, TrainingRun
+from apps.registry.selectors import models_freshness
 from apps.registry.services import model_activate
 from apps.registry.training import training_request
 
@@ -23,7 +24,7 @@ def model_list(request):
     versions = ModelVersion.objects.select_related("activated_by")[:50]
     return render(request, "registry/model_list.html", {"active": [active.get(k) for k in ModelVersion.Kind.values],
                                                         "kinds": ModelVersion.Kind.choices, "page": runs,
-                                                        "versions": versions})
+                                                        "versions": versions, "freshness": models_freshness()})
 
 
 @role_required(Role.ADMIN)

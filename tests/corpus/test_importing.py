@@ -78,7 +78,7 @@ def test_a_checklist_for_an_unknown_article_names_the_line():
 
 def test_cases_get_one_outcome_per_defendant():
     do_import(jsonl(statute(264)))
-    two = case("c-2", defendants=["王某", "赵某"], charges=["盗窃罪", "诈骗罪"], term=None,
+    two = case("c-2", fact="被告人王某、赵某共同盗窃财物，赵某另诈骗他人钱款。", defendants=["王某", "赵某"], charges=["盗窃罪", "诈骗罪"], term=None,
                per_defendant=[{"name": "王某", "charges": ["盗窃罪"], "term": {"months": 8, "life": False, "death": False}},
                               {"name": "赵某", "charges": ["盗窃罪", "诈骗罪"], "term": {"months": 20, "life": False, "death": False}}])
     batch = do_import(jsonl(case("c-1"), two), name="cases.jsonl")

@@ -40,30 +40,64 @@ def test_an_oversized_file_is_refused(personas, settings):
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_an_upload_is_imported_by_the_worker_and_reported(personas, celery_worker_process):
+def test_an_upload_is_checked_first_then_published_by_the_worker_and_reported(personas, celery_worker_process):
     client = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en")
     response = upload(client, jsonl(statute(264), statute(266, text="诈骗公私财物，数额较大的，处三年以下有期徒刑。")))
     assert response.status_code == 302
     batch = ImportBatch.objects.get()
     assert batch.upload.name.startswith("imports/") and "statutes" not in batch.upload.name
+    assert wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="checked").exists(), timeout=60), \
+        ImportBatch.objects.get(pk=batch.pk).status
+    assert ArticleVersion.objects.count() == 0, "the check is a dry run"
+    page = client.get(f"/corpus/imports/{batch.pk}/").content.decode()
+    assert "What the import would do" in page and 'id="publish"' in page and "Import queued." not in page
+    assert client.get(f"/corpus/imports/{batch.pk}/", HTTP_HX_REQUEST="true").status_code == 286, \
+        "polling pauses while the import waits for the admin"
+
+    assert client.post(f"/corpus/imports/{batch.pk}/publish/").status_code == 302
     done = wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="published").exists(), timeout=60)
     assert done, ImportBatch.objects.get(pk=batch.pk).status
     assert ArticleVersion.objects.count() == 2
+    published = ImportBatch.objects.get(pk=batch.pk)
+    assert published.confirmed_by == personas.admin
     page = client.get(f"/corpus/imports/{batch.pk}/", HTTP_HX_REQUEST="true")
     assert page.status_code == 286, "polling stops once the import has finished"
-    assert "added" in page.content.decode()
+    assert "added" in page.content.decode() and "Published" in page.content.decode()
+    # Publishing twice is refused: the import is no longer waiting for confirmation.
+    again = client.post(f"/corpus/imports/{batch.pk}/publish/", follow=True).content.decode()
+    assert "no longer waiting for confirmation" in again
+    assert ArticleVersion.objects.count() == 2
 
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_a_bad_upload_shows_the_line_report_and_writes_nothing(personas, celery_worker_process):
+def test_a_bad_upload_shows_the_line_report_and_its_real_state(personas, celery_worker_process):
     client = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en")
-    upload(client, jsonl(statute(264)) + b'{"number": NaN}\n')
+    # A JSON error on line 2 beside a well-formed record that is wrong (line 3): both are reported.
+    upload(client, jsonl(statute(264)) + b'{"number": NaN}\n' + jsonl(statute(266, text="")))
     batch = ImportBatch.objects.get()
     assert wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="failed").exists(), timeout=60)
     page = client.get(f"/corpus/imports/{batch.pk}/").content.decode()
     assert "Nothing from this file was written" in page
+    assert 'id="import-state">failed<' in page and "Import queued." not in page
+    lines = {e["line"] for e in ImportBatch.objects.get(pk=batch.pk).errors}
+    assert lines == {2, 3}, ImportBatch.objects.get(pk=batch.pk).errors
     assert ArticleVersion.objects.count() == 0
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_checked_upload_can_be_discarded_and_nothing_is_written(personas, celery_worker_process):
+    client = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en")
+    upload(client, jsonl(statute(264)))
+    batch = ImportBatch.objects.get()
+    assert wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="checked").exists(), timeout=60)
+    client.post(f"/corpus/imports/{batch.pk}/discard/")
+    batch.refresh_from_db()
+    assert batch.status == "discarded" and not batch.upload
+    assert ArticleVersion.objects.count() == 0
+    assert client.post(f"/corpus/imports/{batch.pk}/publish/").status_code == 302
+    assert ImportBatch.objects.get(pk=batch.pk).status == "discarded"
 
 
 @pytest.mark.django_db
@@ -74,3 +108,44 @@ def test_too_many_fields_or_files_are_refused_before_anything_is_stored(personas
     files = {f"file{i}": SimpleUploadedFile(f"s{i}.jsonl", b"{}") for i in range(101)}
     assert client.post("/corpus/imports/", files).status_code == 400
     assert ImportBatch.objects.count() == 0
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_judgment_upload_shows_its_parsed_outcome_and_is_published_only_once_confirmed(personas, celery_worker_process):
+    from apps.corpus.models import Precedent
+    from tests.corpus.judgments import judgment
+
+    client = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en")
+    upload(client, judgment().encode(), name="判决书.txt", format="judgment")
+    batch = ImportBatch.objects.get()
+    assert wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="checked").exists(), timeout=60), \
+        ImportBatch.objects.get(pk=batch.pk).errors
+    page = client.get(f"/corpus/imports/{batch.pk}/").content.decode()
+    assert 'id="parsed-outcomes"' in page and "有期徒刑1年6个月" in page and "拘役5个月" in page
+    assert 'id="outcomes-checked"' in page
+    refused = client.post(f"/corpus/imports/{batch.pk}/publish/", follow=True).content.decode()
+    assert "Tick the box" in refused and ImportBatch.objects.get(pk=batch.pk).status == "checked"
+    client.post(f"/corpus/imports/{batch.pk}/publish/", {"outcomes_checked": "yes"})
+    assert wait_for(lambda: ImportBatch.objects.filter(pk=batch.pk, status="published").exists(), timeout=60), \
+        ImportBatch.objects.get(pk=batch.pk).errors
+    assert Precedent.objects.get().outcomes.count() == 2
+    assert ImportBatch.objects.get(pk=batch.pk).confirmed_by == personas.admin
+
+
+@pytest.mark.django_db
+def test_the_pages_show_live_progress_and_stop_polling_when_nothing_is_running(personas):
+    from django.core.cache import cache
+
+    client = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en")
+    batch = ImportBatch.objects.create(filename="cases.jsonl", sha256="0" * 64, status="running")
+    cache.set(f"corpus-import-progress:{batch.pk}", {"done": 300, "total": 1200, "stage": "writing"})
+    detail = client.get(f"/corpus/imports/{batch.pk}/", HTTP_HX_REQUEST="true")
+    assert detail.status_code == 200 and 'hx-trigger="every 1s"' in detail.content.decode()
+    assert "Checking (a dry run: nothing is written): writing" in detail.content.decode()
+    assert '<progress max="1200" value="300"' in detail.content.decode()
+    rows = client.get("/corpus/imports/?rows=1", HTTP_HX_REQUEST="true")
+    assert rows.status_code == 200 and 'hx-trigger="every 2s"' in rows.content.decode()
+    ImportBatch.objects.filter(pk=batch.pk).update(status="failed")
+    assert client.get("/corpus/imports/?rows=1", HTTP_HX_REQUEST="true").status_code == 286
+    assert client.get(f"/corpus/imports/{batch.pk}/", HTTP_HX_REQUEST="true").status_code == 286

@@ -67,6 +67,18 @@ class ErrorCollector:
     def __len__(self) -> int:
         return len(self._errors) + self._more
 
+    @property
+    def errors(self) -> list[LineError]:
+        return sorted(self._errors, key=lambda e: e.line)
+
+    @property
+    def more(self) -> int:
+        return self._more
+
+    def extend(self, errors: list[LineError]) -> None:
+        for error in errors:
+            self.add(error.line, error.reason)
+
     def raise_if_any(self) -> None:
         if self:
             raise ImportValidationError(sorted(self._errors, key=lambda e: e.line), more=self._more)

@@ -15,7 +15,7 @@ import math
 import re
 from typing import Any
 
-from .errors import ErrorCollector
+from .errors import MAX_REPORTED_ERRORS, ErrorCollector
 
 DEFAULT_MAX_LINES = 200_000
 DEFAULT_MAX_LINE_BYTES = 2_000_000
@@ -47,9 +47,24 @@ def read_jsonl(
     Blank lines are skipped (but count towards `max_lines` and the numbering, so
     line numbers match the admin's editor); CRLF endings are accepted.
     """
+    records, errors = read_jsonl_partial(data, max_lines=max_lines, max_line_bytes=max_line_bytes, max_depth=max_depth)
+    errors.raise_if_any()
+    return records
+
+
+def read_jsonl_partial(
+    data: bytes,
+    *,
+    max_lines: int = DEFAULT_MAX_LINES,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    error_limit: int = MAX_REPORTED_ERRORS,
+) -> tuple[list[tuple[int, dict[str, Any]]], ErrorCollector]:
+    """Like read_jsonl, but returns the good lines beside the errors of the bad ones, so an
+    importer can also check the well-formed records and report everything in one go."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError("read_jsonl expects bytes")
-    errors = ErrorCollector()
+    errors = ErrorCollector(error_limit)
     raw_lines = bytes(data).split(b"\n")
     if raw_lines and raw_lines[-1] == b"":
         raw_lines.pop()  # the newline that ends the last line does not start a new one
@@ -67,8 +82,7 @@ def read_jsonl(
             continue
         if obj is not None:
             records.append((line_no, obj))
-    errors.raise_if_any()
-    return records
+    return records, errors
 
 
 def _parse_line(raw: bytes, *, max_line_bytes: int, max_depth: int) -> dict[str, Any] | None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from worker.agents.numerals import article_key, article_label, parse_article_label
 
-from .errors import ErrorCollector
+from .errors import MAX_REPORTED_ERRORS, ErrorCollector
 
 DEFAULT_LAW = "中华人民共和国刑法"
 MAX_TERM_MONTHS = 600
@@ -481,11 +481,21 @@ def validate_records(
     Besides per-row schema checks, a file may not contain the same id (cases,
     interpretations), checklist key, or statute version (law, key, valid_from) twice.
     """
+    records, errors = validate_records_partial(kind, rows, known_laws=known_laws)
+    errors.raise_if_any()
+    return [record for _, record in records]
+
+
+def validate_records_partial(
+    kind: str, rows: list[tuple[int, dict[str, Any]]], *, known_laws: Collection[str] | None = None,
+    error_limit: int = MAX_REPORTED_ERRORS,
+) -> tuple[list[tuple[int, CorpusRecord]], ErrorCollector]:
+    """Like validate_records, but returns the valid (line, record) pairs beside the errors of the rest."""
     if kind not in _VALIDATORS:
         raise ValueError(f"unknown record kind {kind!r}; expected one of {', '.join(KINDS)}")
     validator = _VALIDATORS[kind]
-    errors = ErrorCollector()
-    records: list[CorpusRecord] = []
+    errors = ErrorCollector(error_limit)
+    records: list[tuple[int, CorpusRecord]] = []
     first_line: dict[Any, int] = {}
     for line, raw in rows:
         problems: list[str] = []
@@ -503,9 +513,8 @@ def validate_records(
             errors.add(line, f"{identity[0]}: duplicate of line {first_line[identity]}")
             continue
         first_line[identity] = line
-        records.append(record)
-    errors.raise_if_any()
-    return records
+        records.append((line, record))
+    return records, errors
 
 
 def _identity(record: CorpusRecord) -> tuple[Any, ...]:

@@ -190,3 +190,43 @@ def _looks_like_title(rest: str) -> bool:
     if rest[0] in _REFERENCE_FOLLOWERS:
         return False
     return len(rest) <= _HEADING_MAX_CHARS and not any(mark in rest for mark in "。，；,;")
+
+
+def looks_like_statute(text: str) -> bool:
+    """At least one line opens an article (第…条) and nothing says 判决如下."""
+    if "判决如下" in text:
+        return False
+    for line in _lines(text):
+        match = _ARTICLE_START_RE.match(line.strip())
+        if match:
+            rest = line.strip()[match.end():]
+            if not rest or rest[0].isspace() or rest[0] not in _REFERENCE_FOLLOWERS:
+                return True
+    return False
+
+
+_DATE_RE = re.compile(rf"({_N})年({_N})月({_N})日")
+_EFFECTIVE_RE = re.compile(rf"自({_N}年{_N}月{_N}日)起(?:施行|生效)")
+
+
+def parse_chinese_date(text: str):
+    """二〇二一年三月一日 or 2021年3月1日 -> date; ValueError when it is not a real date."""
+    import datetime as dt
+
+    match = _DATE_RE.fullmatch(text.strip())
+    if not match:
+        raise ValueError(f"not a date: {text!r}")
+    year, month, day = (chinese_to_int(g) for g in match.groups())
+    return dt.date(year, month, day)
+
+
+def find_effective_date(text: str):
+    """The date in "自…起施行" (an amendment's or a law's final clause), or None when there is none
+    or several different ones (then the admin must say which applies)."""
+    dates = set()
+    for match in _EFFECTIVE_RE.finditer(text):
+        try:
+            dates.add(parse_chinese_date(match.group(1)))
+        except ValueError:
+            continue
+    return dates.pop() if len(dates) == 1 else None

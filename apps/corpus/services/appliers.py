@@ -67,12 +67,6 @@ def _article(law: Law, number: int, sub: int, label: str = "") -> Article:
     return article
 
 
-def _overlaps(a_from, a_to, b_from, b_to) -> bool:
-    lo = dt.date.min
-    hi = dt.date.max
-    return (a_from or lo) <= (b_to or hi) and (b_from or lo) <= (a_to or hi)
-
-
 def _charge(name: str, cache: dict[str, Charge], *, official: bool = False) -> Charge:
     charge = cache.get(name)
     if charge is None:
@@ -85,52 +79,49 @@ def _charge(name: str, cache: dict[str, Charge], *, official: bool = False) -> C
 
 
 def apply_statutes(records: Numbered, *, batch: ImportBatch, amendment: bool = False, progress: Progress = None) -> dict:
+    """Plan and apply in one go; a refused record fails the file (used where no dry run came first)."""
+    from apps.corpus.services.planning import statutes_plan
+
+    plan = statutes_plan(list(records), amendment=amendment)
+    _fail_if(plan.refused)
+    return apply_statute_plan(plan, batch=batch, progress=progress)
+
+
+def apply_statute_plan(plan, *, batch: ImportBatch, progress: Progress = None) -> dict:
+    """Carry out a statutes_plan: refused records are left out (the caller decided to publish without them)."""
     laws = _Laws()
     charges: dict[str, Charge] = {}
     counts = {"added": 0, "amended": 0, "unchanged": 0}
-    errors: list[LineError] = []
     touched: list[tuple[Article, str]] = []
-    for done, (line, rec) in enumerate(records, 1):
+    # statutes_plan numbers a new version by its record's position, which is its action's position.
+    created: dict[int, ArticleVersion] = {}
+    for done, (index, action) in enumerate(enumerate(plan.actions), 1):
+        if action.action == "refuse":
+            continue
+        rec = action.record
         law = laws.get(rec.law or CRIMINAL_LAW)
         article = _article(law, rec.number, rec.sub, rec.label)
-        sha = sha256_text(rec.text)
-        versions = list(article.versions.order_by("valid_from"))
-        same = [v for v in versions if v.text_sha256 == sha and (rec.valid_from is None or v.valid_from == rec.valid_from)]
-        if same:
+        if action.action == "unchanged":
             counts["unchanged"] += 1
         else:
-            fields = dict(
-                article=article, text=rec.text, text_sha256=sha, gloss_en=rec.gloss_en or "", part=rec.part or "",
-                chapter=rec.chapter or "", section=rec.section or "", topic=rec.topic or "", repealed=rec.repealed,
-                valid_from=rec.valid_from, valid_to=rec.valid_to, text_source=getattr(rec, "text_source", "") or "",
-                batch=batch,
+            previous = None
+            if action.previous is not None:
+                previous = (ArticleVersion.objects.get(pk=action.previous.pk) if action.previous.pk is not None
+                            else created[action.previous.index])
+            if action.close_previous:
+                previous.valid_to = rec.valid_from - dt.timedelta(days=1)
+                previous.save(update_fields=["valid_to"])
+            created[index] = ArticleVersion.objects.create(
+                article=article, text=rec.text, text_sha256=sha256_text(rec.text), gloss_en=rec.gloss_en or "",
+                part=rec.part or "", chapter=rec.chapter or "", section=rec.section or "", topic=rec.topic or "",
+                repealed=rec.repealed, valid_from=rec.valid_from, valid_to=rec.valid_to,
+                text_source=getattr(rec, "text_source", "") or "", batch=batch, supersedes=previous,
             )
-            open_version = next((v for v in versions if v.valid_to is None), None)
-            clash = [v for v in versions if _overlaps(v.valid_from, v.valid_to, rec.valid_from, rec.valid_to)]
-            is_amendment = (amendment or rec.amendment) and rec.valid_from is not None
-            if not clash:
-                earlier = [v for v in versions if v.valid_to is not None and rec.valid_from and v.valid_to < rec.valid_from]
-                previous = earlier[-1] if earlier else None
-                if previous is not None and not ArticleVersion.objects.filter(supersedes=previous).exists():
-                    fields["supersedes"] = previous
-                ArticleVersion.objects.create(**fields)
-                counts["added"] += 1
-            elif is_amendment and clash == [open_version] and (open_version.valid_from is None or open_version.valid_from < rec.valid_from):
-                open_version.valid_to = rec.valid_from - dt.timedelta(days=1)
-                open_version.save(update_fields=["valid_to"])
-                ArticleVersion.objects.create(supersedes=open_version, **fields)
-                counts["amended"] += 1
-            else:
-                old = clash[0]
-                hint = "" if rec.valid_from else " (give valid_from and mark it as an amendment to add a new version)"
-                errors.append(LineError(line, f"{article.label} conflicts with the stored version in force "
-                                              f"{old.valid_from or '…'}–{old.valid_to or '…'}{hint}:\n{text_diff(old.text, rec.text)}"))
-                continue
+            counts["amended" if action.action == "amend" else "added"] += 1
         for name in rec.charges:
             _charge(name, charges, official=True).articles.add(article)
         touched.append((article, rec.text))
-        _tick(progress, done, len(records))
-    _fail_if(errors)
+        _tick(progress, done, len(plan.actions))
     counts["references"] = _link_references(touched)
     return counts
 
@@ -231,30 +222,64 @@ def apply_checklists(records: Numbered, *, batch: ImportBatch, amendment: bool =
 
 
 def apply_cases(records: Numbered, *, batch: ImportBatch, amendment: bool = False, progress: Progress = None) -> dict:
+    """Plan and apply in one go; a refused record fails the file (used where no dry run came first)."""
+    from apps.corpus.services.planning import cases_plan
+
+    plan = cases_plan(list(records))
+    _fail_if(plan.refused)
+    return apply_case_plan(plan, batch=batch, progress=progress)
+
+
+def _duplicate_ref(action) -> dict:
+    ref = {"id": action.record.id, "source": action.record.source, "how": action.how}
+    if action.how == "near":
+        ref["near"] = True
+        ref["containment"] = action.containment
+    return ref
+
+
+def apply_case_plan(plan, *, batch: ImportBatch, progress: Progress = None) -> dict:
+    """Carry out a cases_plan: add the new precedents, record the merged ones on what they duplicate."""
+    from apps.corpus.parsing.dedup import norm_sha256
+
     law = _Laws().get(CRIMINAL_LAW)
     articles = {a.number: a for a in Article.objects.filter(law=law, sub=0)}
     charges = {c.name: c for c in Charge.objects.all()}
-    existing = dict(Precedent.objects.filter(ext_id__in=[r.id for _, r in records]).values_list("ext_id", "fact_sha256"))
-    counts = {"added": 0, "unchanged": 0, "outcomes": 0, "new_charge_names": 0}
-    errors: list[LineError] = []
+    counts = {"added": 0, "unchanged": 0, "merged": 0, "outcomes": 0, "new_charge_names": 0}
+    added = plan.of("add")
+    merged = plan.of("merge")
+    counts["unchanged"] = len(plan.of("unchanged"))
+    counts["merged"] = len(merged)
     fresh: list[tuple[object, Precedent]] = []
-    for line, rec in records:
-        sha = sha256_text(rec.fact)
-        if rec.id in existing:
-            if existing[rec.id] == sha:
-                counts["unchanged"] += 1
-            else:
-                errors.append(LineError(line, f"precedent {rec.id} already exists with a different fact text"))
-            continue
-        fresh.append((rec, Precedent(
-            ext_id=rec.id, source=rec.source, fact=rec.fact, fact_sha256=sha, defendants=list(rec.defendants),
+    by_line: dict[int, Precedent] = {}
+    for action in added:
+        rec = action.record
+        # Duplicates the source itself merged (shared/data's `duplicates`) are kept as provenance.
+        extra = {"duplicates": [{"id": d.id, "source": d.source, **({"near": True} if d.near else {})} for d in rec.duplicates]}
+        precedent = Precedent(
+            ext_id=rec.id, source=rec.source, fact=rec.fact, fact_sha256=sha256_text(rec.fact),
+            fact_norm_sha256=norm_sha256(rec.fact), defendants=list(rec.defendants),
             court_level=getattr(rec, "court_level", None) or "", label_source=rec.label_source or "",
             origin=rec.origin or {}, fine=rec.fine, gloss_en=getattr(rec, "gloss_en", "") or "", batch=batch,
-        )))
-        existing[rec.id] = sha  # a file repeating an id is caught too
-    _fail_if(errors)
+            extra=extra if rec.duplicates else {},
+        )
+        fresh.append((rec, precedent))
+        by_line[action.line] = precedent
+    into_stored: dict[int, list[dict]] = {}
+    for action in merged:
+        ref = {**_duplicate_ref(action), "batch": batch.pk}
+        if action.target_pk:
+            into_stored.setdefault(action.target_pk, []).append(ref)
+        else:
+            kept = by_line[action.target_line]
+            kept.extra = {**kept.extra, "duplicates": [*kept.extra.get("duplicates", []), ref]}
 
     Precedent.objects.bulk_create([p for _, p in fresh], batch_size=1000)
+    if into_stored:
+        targets = list(Precedent.objects.filter(pk__in=into_stored).only("pk", "extra"))
+        for target in targets:
+            target.extra = {**target.extra, "duplicates": [*target.extra.get("duplicates", []), *into_stored[target.pk]]}
+        Precedent.objects.bulk_update(targets, ["extra"], batch_size=1000)
     outcomes: list[tuple[PrecedentOutcome, list[str], list[int]]] = []
     for rec, precedent in fresh:
         for position, (name, names, arts, term) in enumerate(_outcomes_of(rec)):
@@ -286,7 +311,7 @@ def apply_cases(records: Numbered, *, batch: ImportBatch, amendment: bool = Fals
     counts["added"] = len(fresh)
     counts["outcomes"] = len(outcomes)
     if progress:
-        progress(len(records), len(records))
+        progress(len(plan.actions), len(plan.actions))
     return counts
 
 

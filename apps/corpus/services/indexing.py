@@ -9,6 +9,8 @@ from uploads, never pickled).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import shutil
 import uuid
@@ -77,17 +79,61 @@ def tokenized_documents(target: str, tokenizer: Tokenizer, progress: Progress = 
     return ids, tokenizer.tokens_many(texts)
 
 
-def bm25_index_build(*, target: str, tokenizer: Tokenizer | None = None, documents=None, progress: Progress = None) -> SearchIndex:
-    """BM25 over ``documents`` ((ids, token lists), tokenized here when not given)."""
+TOKENS_FILE = "tokens.npz"
+TOKENS_VOCAB_FILE = "tokens-vocab.json"
+
+
+def _text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _tokens_save(directory: Path, ids: list[int], hashes: list[str], tokens: list[list[str]]) -> None:
+    """The token lists of an index's documents, as integer ids into a vocabulary (JSON + .npz, no pickle)."""
+    vocabulary: dict[str, int] = {}
+    flat = [vocabulary.setdefault(t, len(vocabulary)) for doc in tokens for t in doc]
+    offsets = np.cumsum([0, *(len(doc) for doc in tokens)], dtype=np.int64)
+    np.savez(directory / TOKENS_FILE, ids=np.asarray(ids, dtype=np.int64), offsets=offsets,
+             flat=np.asarray(flat, dtype=np.int32))
+    (directory / TOKENS_VOCAB_FILE).write_text(json.dumps({"vocabulary": list(vocabulary), "hashes": hashes}), encoding="utf-8")
+
+
+def _tokens_load(directory: str) -> dict[int, tuple[str, list[str]]] | None:
+    """document id -> (text hash, tokens) of an index built with its tokens kept; None for older indexes."""
+    path = Path(directory)
+    if not (path / TOKENS_FILE).is_file() or not (path / TOKENS_VOCAB_FILE).is_file():
+        return None
+    meta = json.loads((path / TOKENS_VOCAB_FILE).read_text(encoding="utf-8"))
+    vocabulary, hashes = meta["vocabulary"], meta["hashes"]
+    with np.load(path / TOKENS_FILE, allow_pickle=False) as arrays:
+        ids, offsets, flat = arrays["ids"].tolist(), arrays["offsets"], arrays["flat"]
+    words = [vocabulary[i] for i in flat.tolist()]
+    return {doc: (hashes[n], words[offsets[n]:offsets[n + 1]]) for n, doc in enumerate(ids)}
+
+
+def bm25_index_build(*, target: str, tokenizer: Tokenizer | None = None, documents=None, progress: Progress = None,
+                     texts: list[str] | None = None) -> SearchIndex:
+    """BM25 over ``documents`` ((ids, token lists), tokenized here when not given).
+
+    The token lists are kept beside the index (with a hash of each document's text), so the
+    follow-up of an import tokenizes only the documents it added or changed.
+    """
     tokenizer = tokenizer or legal_tokenizer()
     index = SearchIndex.objects.create(target=target, method=SearchIndex.Method.BM25, backend="bm25s",
                                        model_id=f"bm25-jieba-{tokenizer.fingerprint()}")
     try:
-        ids, tokens = documents or tokenized_documents(target, tokenizer, progress)
+        if documents is None:
+            ids, texts = DOCUMENTS[target]()
+            if progress:
+                progress(f"tokenizing {len(ids)} {target}")
+            documents = (ids, tokenizer.tokens_many(texts))
+        ids, tokens = documents
+        if texts is None:
+            texts = DOCUMENTS[target]()[1]
         bm25 = BM25Index.build(ids, tokens, metadata={"tokenizer": tokenizer.fingerprint(), "target": target})
         # A fresh name, not the row id: several databases may share MEDIA_ROOT.
         directory = index_root() / f"bm25-{target}-{uuid.uuid4().hex}"
         bm25.save(directory)
+        _tokens_save(directory, ids, [_text_hash(t) for t in texts], tokens)
         index.artefact_dir = str(directory)
         index.documents = len(ids)
         index.params = bm25.params
@@ -220,8 +266,13 @@ def _search_indexes_build(dense_backend: str, progress: Progress) -> list[Search
     tokenizer = legal_tokenizer()
     # jieba is the slow part: tokenize every document once, for BM25 and LSA alike.
     targets = (SearchIndex.Target.ARTICLES, SearchIndex.Target.PRECEDENTS)
-    documents = {t: tokenized_documents(t, tokenizer, progress) for t in targets}
-    built = [bm25_index_build(target=t, tokenizer=tokenizer, documents=documents[t], progress=progress) for t in targets]
+    texts = {t: DOCUMENTS[t]() for t in targets}
+    for t in targets:
+        if progress:
+            progress(f"tokenizing {len(texts[t][0])} {t}")
+    documents = {t: (texts[t][0], tokenizer.tokens_many(texts[t][1])) for t in targets}
+    built = [bm25_index_build(target=t, tokenizer=tokenizer, documents=documents[t], texts=texts[t][1], progress=progress)
+             for t in targets]
     from apps.corpus.search.embeddings import LSABackend, get_backend
 
     artefact_dir = ""
@@ -251,4 +302,98 @@ def search_index_drop(*, index: SearchIndex) -> None:
     index.delete()
     if index.artefact_dir:
         shutil.rmtree(index.artefact_dir, ignore_errors=True)
+
+
+# --- following imports ----------------------------------------------------------------------------
+
+FOLLOWED = {"case": (SearchIndex.Target.PRECEDENTS,), "statute": (SearchIndex.Target.ARTICLES,),
+            "checklist": (SearchIndex.Target.ARTICLES,), "charges": (SearchIndex.Target.ARTICLES,)}
+
+
+def search_indexes_follow(*, kind: str | None = None, progress: Progress = None) -> dict:
+    """Bring the active indexes up to date with the corpus after an import, without a full rebuild.
+
+    BM25: the documents that are new or whose text changed are tokenized and the index is rebuilt
+    from the kept token lists of the others (the same scores a full rebuild gives); a new tokenizer
+    (new charge names) means every document is tokenized again. Dense: the new or changed documents
+    are embedded with the active index's own model and added to it; the model is not retrained
+    (a full `build_search_indexes` does that). ``kind`` limits the work to the targets an import of
+    that kind can change; None checks both.
+    """
+    targets = FOLLOWED.get(kind, ()) if kind else (SearchIndex.Target.ARTICLES, SearchIndex.Target.PRECEDENTS)
+    result: dict = {}
+    if not targets or not SearchIndex.objects.filter(target__in=targets, active=True).exists():
+        return {"state": "not built"} if targets else {"state": "not affected"}
+    try:
+        with _build_lock():
+            for target in targets:
+                result[target] = _follow_target(target, progress)
+    except IndexBuildBusy:
+        return {"state": "busy", "detail": "another search index build was running; check the freshness panel"}
+    return {"state": "followed", **result}
+
+
+def _follow_target(target: str, progress: Progress) -> dict:
+    ids, texts = DOCUMENTS[target]()
+    hashes = [_text_hash(t) for t in texts]
+    outcome = {}
+    bm25 = SearchIndex.objects.filter(target=target, method=SearchIndex.Method.BM25, active=True).first()
+    if bm25 is not None:
+        outcome["bm25"] = _follow_bm25(bm25, target, ids, texts, hashes, progress)
+    dense = SearchIndex.objects.filter(target=target, method=SearchIndex.Method.DENSE, active=True).first()
+    if dense is not None:
+        outcome["dense"] = _follow_dense(dense, ids, texts, progress)
+    return outcome
+
+
+def _follow_bm25(index: SearchIndex, target: str, ids, texts, hashes, progress: Progress) -> str:
+    tokenizer = legal_tokenizer()
+    kept = _tokens_load(index.artefact_dir) if index.model_id == f"bm25-jieba-{tokenizer.fingerprint()}" else None
+    if kept is not None and index.documents == len(ids) and all(kept.get(i, ("",))[0] == h for i, h in zip(ids, hashes)):
+        return "up to date"
+    if kept is None:
+        if progress:
+            progress(f"tokenizing all {len(ids)} {target} (new tokenizer or no kept tokens)")
+        bm25_index_build(target=target, tokenizer=tokenizer, documents=(ids, tokenizer.tokens_many(texts)), texts=texts)
+        _superseded_bm25_drop(target)
+        return f"rebuilt over {len(ids)} documents"
+    stale = [n for n, (i, h) in enumerate(zip(ids, hashes)) if kept.get(i, ("",))[0] != h]
+    if progress:
+        progress(f"tokenizing {len(stale)} new or changed {target}")
+    fresh = dict(zip(stale, tokenizer.tokens_many([texts[n] for n in stale])))
+    tokens = [fresh[n] if n in fresh else kept[i][1] for n, i in enumerate(ids)]
+    bm25_index_build(target=target, tokenizer=tokenizer, documents=(ids, tokens), texts=texts)
+    _superseded_bm25_drop(target)
+    return f"{len(stale)} documents added or changed, {len(ids)} in all"
+
+
+def _superseded_bm25_drop(target: str) -> None:
+    """Every import makes a new BM25 index: keep the active one and the one before it (a search that
+    read the old row a moment ago may still load it), and free the older ones' artefacts."""
+    inactive = SearchIndex.objects.filter(target=target, method=SearchIndex.Method.BM25, active=False,
+                                          status=SearchIndex.Status.READY).order_by("-finished_at", "-pk")
+    for index in list(inactive[1:]):
+        search_index_drop(index=index)
+
+
+def _follow_dense(index: SearchIndex, ids, texts, progress: Progress) -> str:
+    from apps.corpus.search_service import dense_backend_for
+
+    stored = set(DenseVector.objects.filter(index=index).values_list("object_id", flat=True))
+    wanted = set(ids)
+    missing = [(i, t) for i, t in zip(ids, texts) if i not in stored]
+    gone = stored - wanted
+    if not missing and not gone:
+        return "up to date"
+    backend = dense_backend_for(index)
+    with transaction.atomic():
+        DenseVector.objects.filter(index=index, object_id__in=gone).delete()
+        for start in range(0, len(missing), 256):
+            chunk = missing[start:start + 256]
+            vectors = backend.embed_passages([t for _, t in chunk])
+            DenseVector.objects.bulk_create([DenseVector(index=index, object_id=i, vector=v) for (i, _), v in zip(chunk, vectors)])
+            if progress:
+                progress(f"embedded {min(start + 256, len(missing))}/{len(missing)} new {index.target}")
+        SearchIndex.objects.filter(pk=index.pk).update(documents=len(wanted))
+    return f"{len(missing)} documents embedded, {len(gone)} removed"
 

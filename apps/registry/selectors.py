@@ -1,0 +1,43 @@
+"""Reads for the models page: are the active statistical models trained on the current corpus?"""
+
+from __future__ import annotations
+
+from apps.registry.models import ModelVersion, TrainingRun
+
+# Counts of a published import that mean it changed what the models learn from.
+CHANGING_COUNTS = ("added", "amended", "checklists", "replaced", "categorised", "aliases")
+
+
+def _changed_the_corpus(counts: dict) -> bool:
+    return any(counts.get(key) for key in CHANGING_COUNTS)
+
+
+def models_freshness() -> dict:
+    """The corpus version (the last import that changed it) the active models were trained on,
+    against the current one.
+
+    A model trained by a TrainingRun saw the corpus as it was when that run started (it exports
+    the corpus first); a model registered otherwise (train_statistical on files) counts from its
+    registration. An import published after that makes the models stale: "retrain needed".
+    """
+    from apps.corpus.models import ImportBatch
+
+    active = list(ModelVersion.objects.filter(active=True).prefetch_related("training_runs"))
+    running = TrainingRun.objects.filter(status__in=(TrainingRun.Status.QUEUED, TrainingRun.Status.RUNNING)).first()
+    changing = [b for b in ImportBatch.objects.filter(status=ImportBatch.Status.PUBLISHED).order_by("finished_at")
+                if _changed_the_corpus(b.counts)]
+    current = changing[-1] if changing else None
+    if not active:
+        return {"state": "none", "current": current, "running": running, "since": [], "trained_at": None}
+    trained_at = min(_trained_at(v) for v in active)
+    since = [b for b in changing if b.finished_at and b.finished_at > trained_at]
+    trained_on = next((b for b in reversed(changing) if b.finished_at and b.finished_at <= trained_at), None)
+    state = "stale" if since else "fresh"
+    return {"state": state, "trained_at": trained_at, "trained_on": trained_on, "current": current, "since": since,
+            "precedents_added": sum(b.counts.get("added", 0) for b in since if b.kind == "case"),
+            "running": running}
+
+
+def _trained_at(version: ModelVersion):
+    runs = [r.started_at for r in version.training_runs.all() if r.started_at]
+    return min(runs) if runs else version.created_at
