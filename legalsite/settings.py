@@ -118,6 +118,10 @@ DATABASES = {
         "TEST": {"NAME": env_str("DB_TEST_NAME", "test_" + env_str("DB_NAME", "lextrace"))},
     }
 }
+# The role web and worker connect as. `manage.py migrate`, run as the owner role (DB_USER and
+# DB_PASSWORD set to the owner's for that command only), grants this role exactly what it needs
+# (apps/core/db_roles.py; docs/OPERATIONS.md "Database roles").
+DB_APP_USER = env_str("DB_APP_USER", DATABASES["default"]["USER"])
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 

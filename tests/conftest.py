@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,100 @@ def _with_default_database(items):
 
 
 pytest_django.fixtures._get_databases_for_setup = _with_default_database
+
+
+# --- the two database roles (apps/core/db_roles.py) ----------------------------------------------
+# The test database is created and migrated by the owner role, as `make demo` migrates; the tests,
+# and every worker, server and command they start, then run as the application role, so each test
+# also checks that the application's privileges suffice. Two test-only additions, made by the owner
+# in the test database alone: TRUNCATE on the managed tables (pytest-django's flush between
+# transactional tests) and lextrace_test_as_owner(), through which the audit tests tamper with the
+# trail as an owner could (apps/audit/migrations/0001_initial.py: the owner may disable triggers).
+OWNER = os.environ.get("DB_OWNER_USER", "")
+OWNER_PASSWORD = os.environ.get("DB_OWNER_PASSWORD", "")
+
+
+def _use_credentials(user: str, password: str) -> None:
+    from django.db import connection
+
+    connection.close()
+    connection.settings_dict["USER"], connection.settings_dict["PASSWORD"] = user, password
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """Create (and later drop) the test database as the owner role."""
+    from django.conf import settings
+
+    if OWNER:
+        settings.DATABASES["default"]["USER"], settings.DATABASES["default"]["PASSWORD"] = OWNER, OWNER_PASSWORD
+
+
+_TEST_ONLY_SQL = """
+CREATE OR REPLACE FUNCTION lextrace_test_as_owner(statement text, triggers_off boolean DEFAULT false) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, ag_catalog, pg_temp AS $fn$
+BEGIN
+    IF triggers_off THEN
+        ALTER TABLE audit_event DISABLE TRIGGER USER;
+        ALTER TABLE audit_row_change DISABLE TRIGGER USER;
+    END IF;
+    EXECUTE statement;
+    IF triggers_off THEN
+        ALTER TABLE audit_event ENABLE TRIGGER USER;
+        ALTER TABLE audit_row_change ENABLE TRIGGER USER;
+    END IF;
+END
+$fn$;
+REVOKE ALL ON FUNCTION lextrace_test_as_owner(text, boolean) FROM PUBLIC;
+"""
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    from django.conf import settings
+    from django.db import connection
+
+    from apps.core.db_roles import APPEND_ONLY_TABLES, ident
+
+    if not OWNER:
+        yield
+        return
+    app, app_password = settings.DB_APP_USER, os.environ.get("DB_PASSWORD", "")
+    with django_db_blocker.unblock():
+        tables = [t for t in connection.introspection.django_table_names(only_existing=True, include_views=False)
+                  if t not in APPEND_ONLY_TABLES]
+        with connection.cursor() as cursor:
+            cursor.execute(f"GRANT TRUNCATE ON {', '.join(ident(t) for t in tables)} TO {ident(app)}")
+            cursor.execute(_TEST_ONLY_SQL)
+            cursor.execute(f"GRANT EXECUTE ON FUNCTION lextrace_test_as_owner(text, boolean) TO {ident(app)}")
+        _use_credentials(app, app_password)
+    yield
+    with django_db_blocker.unblock():
+        _use_credentials(OWNER, OWNER_PASSWORD)
+
+
+@contextmanager
+def as_owner():
+    """Run the block connected as the owner role (migrations in a test), then as the app again."""
+    from django.conf import settings
+
+    if not OWNER:
+        yield
+        return
+    _use_credentials(OWNER, OWNER_PASSWORD)
+    try:
+        yield
+    finally:
+        _use_credentials(settings.DB_APP_USER, os.environ.get("DB_PASSWORD", ""))
+
+
+def sql_as_owner(statement: str, params=None, *, triggers_off: bool = False) -> None:
+    """One statement executed by the owner role inside the caller's transaction (test database only)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        text = connection.ops.compose_sql(statement, params) if params else statement
+        cursor.execute("SELECT lextrace_test_as_owner(%s, %s)", [text, triggers_off])
 
 
 # Property tests: no per-example deadline (a loaded 2-core CI machine makes timing flaky), fixed

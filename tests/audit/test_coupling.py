@@ -8,7 +8,7 @@ from apps.corpus.models import Article, ArticleVersion, ImportBatch
 from apps.corpus.services.importing import corpus_import
 from apps.registry.models import ModelVersion
 from apps.registry.services import model_activate
-from tests.audit.conftest import head_seq, sql
+from tests.audit.conftest import as_owner, head_seq
 from tests.corpus.conftest import jsonl, statute
 
 pytestmark = pytest.mark.django_db
@@ -19,10 +19,11 @@ class BusinessFailure(Exception):
 
 
 def make_audit_inserts_fail():
-    """A real failure of the audit insert (inside the test transaction, so it is rolled back after)."""
-    sql("""CREATE FUNCTION audit_event_test_fail() RETURNS trigger LANGUAGE plpgsql AS $$
+    """A real failure of the audit insert (inside the test transaction, so it is rolled back after).
+    Triggers are the table owner's to add."""
+    as_owner("""CREATE FUNCTION audit_event_test_fail() RETURNS trigger LANGUAGE plpgsql AS $$
            BEGIN RAISE EXCEPTION 'injected audit failure'; END $$""")
-    sql("CREATE TRIGGER audit_event_test_fail BEFORE INSERT ON audit_event FOR EACH ROW EXECUTE FUNCTION audit_event_test_fail()")
+    as_owner("CREATE TRIGGER audit_event_test_fail BEFORE INSERT ON audit_event FOR EACH ROW EXECUTE FUNCTION audit_event_test_fail()")
 
 
 def model_version(n: int) -> ModelVersion:
