@@ -216,7 +216,7 @@ def celery_worker_process(django_db_setup, django_db_blocker, artifacts_dir):
     log = open(artifacts_dir / "celery-worker.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "worker.celery:app", "worker", "--pool", "prefork",
-         "--concurrency", "1", "--queues", "default,training,llm", "--loglevel", "INFO", "--hostname", name],
+         "--concurrency", "1", "--queues", "default,training,llm,ops", "--loglevel", "INFO", "--hostname", name],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     deadline = time.monotonic() + 60
@@ -266,3 +266,17 @@ def demo_site(artifacts_dir):
     with demo_server_running(artifacts_dir / "demo-site-server.log", db_name="lextrace_e2e_cases",
                              redis_url=f"{base}/{(int(number or 0) + 10) % 16}") as url:
         yield url
+
+
+def api_token_for(user, *, scope: str = "write", days: int | None = None) -> str:
+    """A real API token for ``user`` (through the minting service) and its secret. A reviewer's or an
+    administrator's token is issued by an administrator, as the service requires."""
+    from apps.accounts.models import User
+    from apps.cases.services.api_tokens import api_token_mint, privileged
+
+    issuer = user
+    if privileged(user) and not user.has_role(Role.ADMIN):
+        issuer = User.objects.filter(username="token_issuer").first() or user_create(
+            username="token_issuer", password=PASSWORD, roles=[Role.ADMIN])
+    _token, secret = api_token_mint(user=user, issuer=issuer, name="test token", scope=scope, days=days)
+    return secret

@@ -28,6 +28,11 @@ def _existing(cursor) -> set[str]:
     return {row[0] for row in cursor.fetchall()}
 
 
+def app_grant_statements(cursor, app: str) -> list[str]:
+    """The statements for this database (any DB-API cursor connected as the owner)."""
+    return app_grants_sql(app=app, graph_schemas=graph_schemas(cursor), existing_tables=_existing(cursor))
+
+
 def app_grants_apply(*, app: str | None = None, connection=None) -> list[str]:
     """Grant the application role its privileges; returns the statements run.
 
@@ -40,7 +45,7 @@ def app_grants_apply(*, app: str | None = None, connection=None) -> list[str]:
         cursor.execute("SELECT current_user")
         if cursor.fetchone()[0] == app:
             return []
-        statements = app_grants_sql(app=app, graph_schemas=graph_schemas(cursor), existing_tables=_existing(cursor))
+        statements = app_grant_statements(cursor, app)
         for statement in statements:
             cursor.execute(statement)
     return statements

@@ -64,10 +64,14 @@ def test_a_failed_audit_insert_keeps_the_previous_model_active(personas):
     assert head_seq() == start
 
 
-def test_a_failed_import_and_a_duplicate_write_no_event(personas):
+def test_every_import_outcome_is_an_event_of_its_own(personas):
+    """Published, refused (failed) and duplicate imports each leave one event; a refused import's
+    event commits although the import itself wrote nothing."""
     start = head_seq()
     assert corpus_import(data=b"{broken", filename="statutes.jsonl").status == ImportBatch.Status.FAILED
-    assert head_seq() == start
+    assert head_seq() == start + 1
     assert corpus_import(data=jsonl(statute(264)), filename="statutes.jsonl").status == ImportBatch.Status.PUBLISHED
     assert corpus_import(data=jsonl(statute(264)), filename="statutes.jsonl").status == ImportBatch.Status.DUPLICATE
-    assert list(AuditEvent.objects.filter(seq__gt=start).values_list("action", flat=True)) == ["corpus.import"]
+    events = list(AuditEvent.objects.filter(seq__gt=start).order_by("seq").values_list("action", "after"))
+    assert [a for a, _ in events] == ["corpus.import_failed", "corpus.import", "corpus.import_duplicate"]
+    assert events[0][1]["errors"] >= 1 and events[2][1]["filename"] == "statutes.jsonl"

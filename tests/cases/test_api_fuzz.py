@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
-from rest_framework.authtoken.models import Token
+from tests.conftest import api_token_for
 
 from apps.cases.services.runs import judgment_execute
 from tests.cases.conftest import make_case, make_run
@@ -71,7 +71,7 @@ def api_server(live, artifacts_dir):
 
 
 def test_schemathesis_finds_no_server_error(live, api_server, artifacts_dir, tmp_path):
-    token = Token.objects.create(user=live.staff_a)
+    token = api_token_for(live.staff_a)
     # Real objects for the fuzzer to find besides the random ids: a judged run and a queued one.
     case = make_case(live.staff_a, live.team_a)
     judgment_execute(run_id=make_run(case, live.staff_a).pk, worker="fuzz-setup")
@@ -79,7 +79,7 @@ def test_schemathesis_finds_no_server_error(live, api_server, artifacts_dir, tmp
     report = artifacts_dir / "schemathesis.txt"
     command = [
         sys.executable, "-m", "schemathesis.cli", "run", f"{api_server}/api/schema/",
-        "--header", f"Authorization: Token {token.key}",
+        "--header", f"Authorization: Token {token}",
         "--checks", "not_a_server_error",
         "--max-time", "50", "--max-examples", "40", "--workers", "1", "--request-timeout", "20",
         "--seed", "20261203", "--generation-database", "none", "--no-color",

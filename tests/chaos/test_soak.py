@@ -15,7 +15,7 @@ import uuid
 import psutil
 import pytest
 from django.conf import settings
-from rest_framework.authtoken.models import Token
+from tests.conftest import api_token_for
 
 from apps.accounts.models import Role, Team
 from apps.accounts.services import user_create
@@ -51,7 +51,7 @@ def test_i3_a_bounded_soak_keeps_memory_files_and_queue_flat():
     tag = uuid.uuid4().hex[:6]
     team = Team.objects.create(name=f"Soak {tag}")
     user = user_create(username=f"soak_{tag}", password="soak-password-1", roles=[Role.STAFF], teams=[team])
-    token = Token.objects.create(user=user).key
+    token = api_token_for(user)
     queue, record = own_queue(), demo_case()
     env = {"DB_NAME": session_db_name(), "LEXTRACE_API_RATE_USER": "100000/hour",
            "LEXTRACE_API_RATE_RUNS": "100000/hour", "CELERY_TASK_DEFAULT_QUEUE": queue}

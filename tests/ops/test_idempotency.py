@@ -5,7 +5,7 @@ import time
 import uuid
 
 import pytest
-from rest_framework.authtoken.models import Token
+from tests.conftest import api_token_for
 
 from apps.cases.models import Case
 from apps.cases.services.idempotency import idempotent_create
@@ -14,8 +14,8 @@ from tests.cases.conftest import demo_case
 
 @pytest.fixture
 def api(personas):
-    token = Token.objects.create(user=personas.staff_a)
-    return personas.client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    token = api_token_for(personas.staff_a)
+    return personas.client(HTTP_AUTHORIZATION=f"Token {token}")
 
 
 def payload(team):

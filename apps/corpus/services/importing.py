@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
 from apps.audit.services import audit_append
@@ -160,7 +160,19 @@ def _finish(batch: ImportBatch, status: str, *, counts: dict | None = None, erro
     batch.counts = counts or {}
     batch.errors = [{"line": e.line, "reason": e.reason} for e in (errors or [])][:500]
     batch.finished_at = timezone.now()
-    batch.save(update_fields=["status", "kind", "counts", "errors", "finished_at"])
+    fields = ["status", "kind", "counts", "errors", "finished_at"]
+    try:
+        with transaction.atomic():
+            batch.save(update_fields=fields)
+            if status != ImportBatch.Status.PUBLISHED:  # a publication is audited with its data, above
+                audit_append(action=f"corpus.import_{status}", obj=batch, actor=batch.created_by,
+                             after={"kind": batch.kind, "filename": batch.filename, "sha256": batch.sha256,
+                                    "errors": len(batch.errors)})
+    except DatabaseError:
+        # The trail cannot be written: still end the batch (never left 'running'), and say so loudly.
+        log.exception("corpus import %s: its %s outcome could not be audited", batch.pk, status)
+        batch.save(update_fields=fields)
+        raise
     log.info("corpus import %s: %s %s", batch.filename, status, json.dumps(batch.counts, ensure_ascii=False))
     return batch
 
