@@ -284,9 +284,10 @@ RUNS_STUCK_AFTER_S = env_int("LEXTRACE_RUNS_STUCK_AFTER", 600, minimum=1)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         # Named, expiring, revocable, scoped tokens, stored hashed (/cases/api-token/; apps/accounts/authentication.py).
+        # First: DRF answers 401 (with WWW-Authenticate: Token) only when the first class names a scheme.
         "apps.accounts.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
