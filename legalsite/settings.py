@@ -339,7 +339,9 @@ CACHES = {
 # Uploaded corpus files are kept (provenance) under MEDIA_ROOT, which is never served.
 LEXTRACE_MAX_UPLOAD_BYTES = env_int("LEXTRACE_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
-# Facts documents uploaded at case intake (TXT, DOCX, PDF).
+# Facts documents uploaded at case intake (TXT, DOCX, PDF); one no case was saved from is deleted by
+# `manage.py purge_unconfirmed_uploads` after this many hours.
+LEXTRACE_UPLOAD_UNCONFIRMED_HOURS = env_float("LEXTRACE_UPLOAD_UNCONFIRMED_HOURS", 24.0)
 LEXTRACE_CASE_UPLOAD_MAX_BYTES = env_int("LEXTRACE_CASE_UPLOAD_MAX_BYTES", 10 * 1024 * 1024, minimum=1024)
 # The largest request body accepted at all: the largest file plus room for the form around it.
 LEXTRACE_MAX_REQUEST_BODY_BYTES = env_int(

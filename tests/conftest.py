@@ -82,25 +82,33 @@ REVOKE ALL ON FUNCTION lextrace_test_as_owner(text, boolean) FROM PUBLIC;
 """
 
 
-@pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker):
+def _test_only_grants() -> None:
+    """As the owner, in the test database: what the suite needs beyond the application's privileges.
+    Again after any migration a test runs, since migrate applies the production grants afresh."""
     from django.conf import settings
     from django.db import connection
 
     from apps.core.db_roles import APPEND_ONLY_TABLES, ident
 
+    app = ident(settings.DB_APP_USER)
+    tables = [t for t in connection.introspection.django_table_names(only_existing=True, include_views=False)
+              if t not in APPEND_ONLY_TABLES]
+    with connection.cursor() as cursor:
+        cursor.execute(f"GRANT TRUNCATE ON {', '.join(ident(t) for t in tables)} TO {app}")
+        cursor.execute(_TEST_ONLY_SQL)
+        cursor.execute(f"GRANT EXECUTE ON FUNCTION lextrace_test_as_owner(text, boolean) TO {app}")
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    from django.conf import settings
+
     if not OWNER:
         yield
         return
-    app, app_password = settings.DB_APP_USER, os.environ.get("DB_PASSWORD", "")
     with django_db_blocker.unblock():
-        tables = [t for t in connection.introspection.django_table_names(only_existing=True, include_views=False)
-                  if t not in APPEND_ONLY_TABLES]
-        with connection.cursor() as cursor:
-            cursor.execute(f"GRANT TRUNCATE ON {', '.join(ident(t) for t in tables)} TO {ident(app)}")
-            cursor.execute(_TEST_ONLY_SQL)
-            cursor.execute(f"GRANT EXECUTE ON FUNCTION lextrace_test_as_owner(text, boolean) TO {ident(app)}")
-        _use_credentials(app, app_password)
+        _test_only_grants()
+        _use_credentials(settings.DB_APP_USER, os.environ.get("DB_PASSWORD", ""))
     yield
     with django_db_blocker.unblock():
         _use_credentials(OWNER, OWNER_PASSWORD)
@@ -118,6 +126,7 @@ def as_owner():
     try:
         yield
     finally:
+        _test_only_grants()
         _use_credentials(settings.DB_APP_USER, os.environ.get("DB_PASSWORD", ""))
 
 
