@@ -188,7 +188,9 @@ def _restorable_entries(toc: str) -> str:
     kept = []
     for line in toc.splitlines():
         entry = line.split(";", 1)[-1]
-        if " EXTENSION " in entry or (" ACL " in entry and "ag_catalog" in entry):
+        # The extensions, their comments, AGE's schema and the grants on it (the schema's rows,
+        # TABLE DATA ag_catalog ag_graph / ag_label, are restored: they name the graph).
+        if " EXTENSION " in entry or " SCHEMA - ag_catalog " in entry + " " or (" ACL " in entry and "ag_catalog" in entry):
             continue
         kept.append(line)
     return "\n".join(kept) + "\n"
