@@ -69,8 +69,6 @@ EXEMPT = {
     "apps.core.services.worker_ping_request": "a health round trip",
     "apps.core.services.worker_ping_answer": "a health round trip",
     "apps.audit.services.audit_append": "it is the audit trail's writer",
-    "apps.accounts.services.user_create": "users are created in the admin site (django.contrib.admin's LogEntry) and by "
-                                          "the demo/test set-up",
     "apps.accounts.second_factor.enrolment_device": "an unconfirmed device; its confirmation is audited",
 }
 

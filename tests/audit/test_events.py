@@ -13,7 +13,7 @@ from apps.audit.verify import chain_verify
 from apps.corpus.services.importing import corpus_import
 from apps.registry.models import ModelVersion
 from apps.registry.services import model_activate
-from tests.audit.conftest import append, head_seq, sql, tamper
+from tests.audit.conftest import append, head_seq, tamper
 from tests.corpus.conftest import jsonl, statute
 
 pytestmark = pytest.mark.django_db

@@ -2,10 +2,10 @@
 and no list, search, export or htmx fragment mentions them."""
 
 import pytest
-from tests.conftest import api_token_for
 
 from apps.cases.models import Case, JudgmentRun
 from apps.cases.services.uploads import case_upload_create
+from tests.conftest import api_token_for
 
 pytestmark = pytest.mark.django_db
 

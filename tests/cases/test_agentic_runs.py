@@ -2,11 +2,10 @@
 by the real Celery worker on the demo graph, its planner steps stored in the bundle and shown."""
 
 import pytest
-from tests.conftest import api_token_for
 
 from apps.cases.models import JudgmentRun, RunEvent
 from tests.cases.conftest import make_case
-from tests.conftest import wait_for
+from tests.conftest import api_token_for, wait_for
 
 
 def finished(run_id: int):

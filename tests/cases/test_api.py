@@ -7,11 +7,11 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.management import call_command
 from django.test import override_settings
-from tests.conftest import api_token_for
 
 from apps.cases.models import Case, JudgmentRun
 from apps.cases.services.runs import judgment_execute
 from tests.cases.conftest import demo_case, make_case, make_run
+from tests.conftest import api_token_for
 
 pytestmark = pytest.mark.django_db
 

@@ -15,13 +15,12 @@ import uuid
 import psutil
 import pytest
 from django.conf import settings
-from tests.conftest import api_token_for
 
 from apps.accounts.models import Role, Team
 from apps.accounts.services import user_create
 from apps.cases.models import Case, JudgmentRun
 from tests.cases.conftest import demo_case, ensure_judging_corpus
-from tests.conftest import wait_for
+from tests.conftest import api_token_for, wait_for
 from tests.faults import Gunicorn, WorkerProcess, own_queue, session_db_name
 
 pytestmark = [pytest.mark.n, pytest.mark.worker, pytest.mark.slow, pytest.mark.django_db(transaction=True)]

@@ -5,11 +5,11 @@ import time
 import uuid
 
 import pytest
-from tests.conftest import api_token_for
 
 from apps.cases.models import Case
 from apps.cases.services.idempotency import idempotent_create
 from tests.cases.conftest import demo_case
+from tests.conftest import api_token_for
 
 
 @pytest.fixture

@@ -18,13 +18,12 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.conf import settings
 from django.db import connection
-from tests.conftest import api_token_for
 
 from apps.accounts.models import Role, Team
 from apps.accounts.services import user_create
 from apps.cases.models import Case, JudgmentRun
 from tests.cases.conftest import demo_case, ensure_judging_corpus
-from tests.conftest import wait_for
+from tests.conftest import api_token_for, wait_for
 from tests.faults import Gunicorn, WorkerProcess
 
 pytestmark = [pytest.mark.c, pytest.mark.worker, pytest.mark.slow]

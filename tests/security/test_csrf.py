@@ -6,11 +6,11 @@ import re
 
 import pytest
 from django.conf import settings
-from tests.conftest import api_token_for
 
 from apps.cases.models import Case
 from apps.core.models import WorkerPing
 from tests.cases.conftest import demo_case
+from tests.conftest import api_token_for
 
 pytestmark = pytest.mark.django_db
 

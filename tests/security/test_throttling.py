@@ -5,9 +5,9 @@ import pytest
 from django.conf import settings
 from django.core.cache import cache
 from django.test import override_settings
-from tests.conftest import api_token_for
 
 from apps.cases.models import Case
+from tests.conftest import api_token_for
 
 pytestmark = pytest.mark.django_db
 RATE = 20
