@@ -100,13 +100,21 @@ def row(key: str, figure: str, value: float | None, unit: str, *, baseline: str,
 
 # -- databases ---------------------------------------------------------------------------------
 
+def _owner_env() -> dict:
+    """The owner role's credentials (docs/OPERATIONS.md, "Database roles"): creating, dropping and
+    migrating the benchmark databases is the owner's; the benchmarks themselves run as the app role."""
+    user = os.environ.get("DB_OWNER_USER") or os.environ.get("DB_USER", "lextrace")
+    password = os.environ.get("DB_OWNER_PASSWORD") if os.environ.get("DB_OWNER_USER") else os.environ.get("DB_PASSWORD")
+    return {"DB_USER": user, "DB_PASSWORD": password or ""}
+
+
 def connect(dbname: str = "postgres"):
-    """A plain connection as the app role (it may create databases); ``postgres`` for maintenance."""
+    """A plain connection as the owner role (it may create databases); ``postgres`` for maintenance."""
     import psycopg
 
+    owner = _owner_env()
     return psycopg.connect(host=os.environ.get("DB_HOST", "127.0.0.1"), port=int(os.environ.get("DB_PORT", "54329")),
-                           user=os.environ.get("DB_USER", "lextrace"), password=os.environ.get("DB_PASSWORD", "lextrace"),
-                           dbname=dbname, autocommit=True)
+                           user=owner["DB_USER"], password=owner["DB_PASSWORD"], dbname=dbname, autocommit=True)
 
 
 def _check_name(name: str) -> str:
@@ -163,7 +171,10 @@ def database_exists(name: str) -> bool:
 
 
 def manage(*args: str, db: str, env: dict | None = None, timeout: float = 3600) -> float:
-    """Run ``manage.py args`` on database ``db``; returns its wall time. Raises on failure."""
+    """Run ``manage.py args`` on database ``db``; returns its wall time. Raises on failure.
+    ``migrate`` runs as the owner role, which then grants the app role its privileges."""
+    if args and args[0] == "migrate":
+        env = {**_owner_env(), **(env or {})}
     t = time.perf_counter()
     subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], cwd=ROOT, check=True, timeout=timeout,
                    env={**os.environ, **(env or {}), "DB_NAME": db}, stdout=subprocess.DEVNULL)

@@ -34,7 +34,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
@@ -62,10 +61,14 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # After static files: every dynamic response without a policy of its own is private, no-store.
+    "apps.core.middleware.NoStoreMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    # NUL characters in parameters and form fields (400) and ids beyond bigint in the path (404).
+    "apps.core.middleware.RequestInputMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
     # Idle and absolute session timeouts (LEXTRACE_SESSION_IDLE_SECONDS, SESSION_COOKIE_AGE).
@@ -118,6 +121,10 @@ DATABASES = {
         "TEST": {"NAME": env_str("DB_TEST_NAME", "test_" + env_str("DB_NAME", "lextrace"))},
     }
 }
+# The role web and worker connect as. `manage.py migrate`, run as the owner role (DB_USER and
+# DB_PASSWORD set to the owner's for that command only), grants this role exactly what it needs
+# (apps/core/db_roles.py; docs/OPERATIONS.md "Database roles").
+DB_APP_USER = env_str("DB_APP_USER", DATABASES["default"]["USER"])
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 
@@ -130,6 +137,14 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "accounts:login"
 # Roles that must give a TOTP code after the password; empty turns the second factor off.
 OTP_ROLES = env_list("LEXTRACE_OTP_ROLES", "reviewer,admin")
+# A production site (HTTPS) where reviewers and administrators sign in with a password alone is
+# refused at start-up unless that is said explicitly (docs/CONFIGURATION.md).
+OTP_OFF_ALLOWED = env_bool("LEXTRACE_ALLOW_NO_SECOND_FACTOR", False)
+if HTTPS and not OTP_ROLES and not OTP_OFF_ALLOWED:
+    raise ImproperlyConfigured(
+        "LEXTRACE_HTTPS=1 with LEXTRACE_OTP_ROLES empty: reviewers and administrators would sign in with a "
+        "password alone. Set LEXTRACE_OTP_ROLES=reviewer,admin (the default), or LEXTRACE_ALLOW_NO_SECOND_FACTOR=1 "
+        "to run without a second factor on purpose.")
 OTP_TOTP_ISSUER = "Lextrace"
 LOGIN_REDIRECT_URL = "core:home"
 LOGOUT_REDIRECT_URL = "accounts:login"
@@ -194,12 +209,15 @@ CONTENT_SECURITY_POLICY = {
 # one address lock that pair out, even with the right password, for the cool-off time or until an
 # admin deletes the attempt (admin site, "Access attempts") or runs `manage.py axes_reset_username`.
 AUTHENTICATION_BACKENDS = [
+    # Every login from an address with LEXTRACE_LOGIN_IP_FAILURE_LIMIT failures is refused (apps/accounts/lockout.py).
+    "apps.accounts.lockout.IpLockoutBackend",
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("LEXTRACE_LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = env_float("LEXTRACE_LOGIN_COOLOFF_HOURS", 1.0)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+LEXTRACE_LOGIN_IP_FAILURE_LIMIT = env_int("LEXTRACE_LOGIN_IP_FAILURE_LIMIT", 50, minimum=1)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
 AXES_CLIENT_IP_CALLABLE = "apps.accounts.services.client_ip"
@@ -229,7 +247,10 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "default")  # tests give their own workers a queue
-CELERY_TASK_ROUTES = {"worker.tasks.training_*": {"queue": "training"}}
+# Worker round trips (POST /health/pings/) go to a queue of their own, never the one judgments run on.
+HEALTH_PING_QUEUE = env_str("LEXTRACE_HEALTH_PING_QUEUE", "ops")
+CELERY_TASK_ROUTES = {"worker.tasks.training_*": {"queue": "training"},
+                      "worker.tasks.worker_ping": {"queue": HEALTH_PING_QUEUE}}
 CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=5)
 # Unacknowledged messages of a dead worker are restored by a sweep every CELERY_UNACKED_RESTORE_INTERVAL
 # seconds once older than the visibility timeout (kombu's default sweep is 10 x 10 s: a lost task
@@ -249,7 +270,10 @@ if CELERY_TASK_TIME_LIMIT >= CELERY_VISIBILITY_TIMEOUT:
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
-HEALTH_WORKER_TIMEOUT = env_float("LEXTRACE_HEALTH_WORKER_TIMEOUT", 1.0)
+# /healthz and the health page answer from a report at most this old (apps/core/health.py).
+HEALTH_CACHE_S = env_float("LEXTRACE_HEALTH_CACHE_SECONDS", 5.0)
+# Worker round trips a user may request (POST /health/pings/), as "N/second|minute|hour".
+HEALTH_PING_RATE = env_str("LEXTRACE_HEALTH_PING_RATE", "6/minute")
 # `manage.py migrate` gives up on a lock it cannot get within this many seconds (RELIABILITY H5).
 MIGRATION_LOCK_TIMEOUT = f'{env_int("LEXTRACE_MIGRATION_LOCK_TIMEOUT", 5, minimum=1)}s'
 # Workers mark themselves alive every WORKER_ALIVE_INTERVAL_S; the mark lasts WORKER_ALIVE_TTL_S.
@@ -260,9 +284,10 @@ RUNS_STUCK_AFTER_S = env_int("LEXTRACE_RUNS_STUCK_AFTER", 600, minimum=1)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Named, expiring, revocable, scoped tokens, stored hashed (/cases/api-token/; apps/accounts/authentication.py).
+        # First: DRF answers 401 (with WWW-Authenticate: Token) only when the first class names a scheme.
+        "apps.accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        # Tokens are created per user at /cases/api-token/ (rest_framework.authtoken).
-        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
@@ -274,6 +299,11 @@ REST_FRAMEWORK = {
         "runs": env_str("LEXTRACE_API_RATE_RUNS", "60/hour"),
     },
 }
+# API tokens: the lifetime offered by default and the longest one anybody may mint.
+LEXTRACE_API_TOKEN_DAYS = env_int("LEXTRACE_API_TOKEN_DAYS", 90, minimum=1)
+LEXTRACE_API_TOKEN_MAX_DAYS = env_int("LEXTRACE_API_TOKEN_MAX_DAYS", 365, minimum=1)
+if LEXTRACE_API_TOKEN_DAYS > LEXTRACE_API_TOKEN_MAX_DAYS:
+    raise ImproperlyConfigured("LEXTRACE_API_TOKEN_DAYS must not exceed LEXTRACE_API_TOKEN_MAX_DAYS")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Lextrace API",
     "DESCRIPTION": "Cases, judgment runs and their evidence bundles. Objects of teams you are not in are 404.",
@@ -309,7 +339,9 @@ CACHES = {
 # Uploaded corpus files are kept (provenance) under MEDIA_ROOT, which is never served.
 LEXTRACE_MAX_UPLOAD_BYTES = env_int("LEXTRACE_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
-# Facts documents uploaded at case intake (TXT, DOCX, PDF).
+# Facts documents uploaded at case intake (TXT, DOCX, PDF); one no case was saved from is deleted by
+# `manage.py purge_unconfirmed_uploads` after this many hours.
+LEXTRACE_UPLOAD_UNCONFIRMED_HOURS = env_float("LEXTRACE_UPLOAD_UNCONFIRMED_HOURS", 24.0)
 LEXTRACE_CASE_UPLOAD_MAX_BYTES = env_int("LEXTRACE_CASE_UPLOAD_MAX_BYTES", 10 * 1024 * 1024, minimum=1024)
 # The largest request body accepted at all: the largest file plus room for the form around it.
 LEXTRACE_MAX_REQUEST_BODY_BYTES = env_int(

@@ -10,7 +10,10 @@ if port_busy "$LEXTRACE_WEB_PORT"; then
 fi
 bash scripts/services.sh start >/dev/null 2>&1 || bash scripts/services.sh start
 scripts/createdb.sh "$DB_NAME"
-python manage.py migrate --noinput >/dev/null
+# Migrations as the owner role, which then grants the application role its privileges; everything
+# after this runs as the application role (docs/OPERATIONS.md, "Database roles").
+DB_USER="$DB_OWNER_USER" DB_PASSWORD="$DB_OWNER_PASSWORD" python manage.py migrate --noinput >/dev/null
+unset DB_OWNER_PASSWORD
 python manage.py collectstatic --noinput >/dev/null
 log "loading the demo corpus (apps/corpus/demo; illustrative, written for Lextrace)"
 python manage.py import_corpus apps/corpus/demo --no-progress

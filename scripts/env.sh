@@ -16,6 +16,12 @@ export LEXTRACE_WEB_PORT=${LEXTRACE_WEB_PORT:-8000}
 export DB_NAME=${DB_NAME:-lextrace}
 export DB_USER=${DB_USER:-lextrace}
 export DB_PASSWORD=${DB_PASSWORD:-lextrace}
+# The application role above connects the web and the worker; the owner role runs migrations and
+# restores (apps/core/db_roles.py). Local passwords only: production sets both explicitly and gives
+# the owner's to nothing but `migrate` and `restore`.
+export DB_APP_USER=${DB_APP_USER:-$DB_USER}
+export DB_OWNER_USER=${DB_OWNER_USER:-lextrace_owner}
+export DB_OWNER_PASSWORD=${DB_OWNER_PASSWORD:-lextrace-owner}
 export DB_HOST=${DB_HOST:-127.0.0.1}
 export DB_PORT=${DB_PORT:-$LEXTRACE_PG_PORT}
 export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:$LEXTRACE_REDIS_PORT/0}

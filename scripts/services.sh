@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+. scripts/env.sh
 
 pg_running() { pg_run "$PG_BIN/pg_ctl -D $PG_DATA_IN status" >/dev/null 2>&1; }
 redis_pidfile_host() { echo "$STATE_HOST/redis/redis.pid"; }
@@ -35,6 +36,7 @@ pg_start() {
     pg_init
     if pg_running; then
         log "PostgreSQL already running on 127.0.0.1:$PG_PORT"
+        pg_bootstrap_roles  # idempotent: brings an older cluster's roles to the current design
         return 0
     fi
     if port_busy "$PG_PORT"; then
@@ -46,16 +48,26 @@ pg_start() {
     pg_bootstrap_roles
 }
 
-# The application role and database, created once. The role is a superuser of
-# this private cluster because CREATE EXTENSION age needs one.
+# The two database roles (apps/core/db_roles.py, docs/OPERATIONS.md "Database roles"): the owner
+# runs migrations and owns every table; the application role (web, worker) is no superuser and may
+# only SELECT and INSERT on the audit tables. The extensions need a superuser: created here, as
+# postgres, in every database and in template1 (so test databases and restores have them too).
 pg_bootstrap_roles() {
-    local user=${DB_USER:-lextrace} pass=${DB_PASSWORD:-lextrace} name=${DB_NAME:-lextrace}
-    pg_run "psql -h /tmp -p $PG_PORT -U postgres -qtAX -v ON_ERROR_STOP=1" >/dev/null <<SQL
-SELECT format('CREATE ROLE %I LOGIN SUPERUSER PASSWORD %L', '$user', '$pass')
-WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '$user') \gexec
-SELECT format('CREATE DATABASE %I OWNER %I', '$name', '$user')
+    local owner=${DB_OWNER_USER:-lextrace_owner} user=${DB_USER:-lextrace} name=${DB_NAME:-lextrace}
+    [ -n "${DB_PASSWORD:-}" ] && [ -n "${DB_OWNER_PASSWORD:-}" ] \
+        || die "DB_PASSWORD and DB_OWNER_PASSWORD must be set (scripts/env.sh sets local ones)"
+    local psql="psql -h /tmp -p $PG_PORT -U postgres -qtAX -v ON_ERROR_STOP=1"
+    python3 apps/core/db_roles.py cluster --owner "$owner" --app "$user" | pg_run "$psql -d postgres" >/dev/null
+    pg_run "$psql -d postgres" >/dev/null <<SQL
+SELECT format('CREATE DATABASE %I OWNER %I', '$name', '$owner')
 WHERE NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = '$name') \gexec
 SQL
+    local db
+    for db in $(pg_run "$psql -d postgres -c \"SELECT datname FROM pg_database WHERE datallowconn AND datname <> 'postgres'\""); do
+        local out
+        out=$(python3 apps/core/db_roles.py database --owner "$owner" --app "$user" | pg_run "$psql -d $db" 2>&1) \
+            || { printf '%s\n' "$out" >&2; die "could not set up the roles' privileges in database $db"; }
+    done
 }
 
 redis_start() {

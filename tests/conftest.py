@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,109 @@ def _with_default_database(items):
 
 
 pytest_django.fixtures._get_databases_for_setup = _with_default_database
+
+
+# --- the two database roles (apps/core/db_roles.py) ----------------------------------------------
+# The test database is created and migrated by the owner role, as `make demo` migrates; the tests,
+# and every worker, server and command they start, then run as the application role, so each test
+# also checks that the application's privileges suffice. Two test-only additions, made by the owner
+# in the test database alone: TRUNCATE on the managed tables (pytest-django's flush between
+# transactional tests) and lextrace_test_as_owner(), through which the audit tests tamper with the
+# trail as an owner could (apps/audit/migrations/0001_initial.py: the owner may disable triggers).
+OWNER = os.environ.get("DB_OWNER_USER", "")
+OWNER_PASSWORD = os.environ.get("DB_OWNER_PASSWORD", "")
+
+
+def _use_credentials(user: str, password: str) -> None:
+    from django.db import connection
+
+    connection.close()
+    connection.settings_dict["USER"], connection.settings_dict["PASSWORD"] = user, password
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """Create (and later drop) the test database as the owner role."""
+    from django.conf import settings
+
+    if OWNER:
+        settings.DATABASES["default"]["USER"], settings.DATABASES["default"]["PASSWORD"] = OWNER, OWNER_PASSWORD
+
+
+_TEST_ONLY_SQL = """
+CREATE OR REPLACE FUNCTION lextrace_test_as_owner(statement text, triggers_off boolean DEFAULT false) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, ag_catalog, pg_temp AS $fn$
+BEGIN
+    IF triggers_off THEN
+        ALTER TABLE audit_event DISABLE TRIGGER USER;
+        ALTER TABLE audit_row_change DISABLE TRIGGER USER;
+    END IF;
+    EXECUTE statement;
+    IF triggers_off THEN
+        ALTER TABLE audit_event ENABLE TRIGGER USER;
+        ALTER TABLE audit_row_change ENABLE TRIGGER USER;
+    END IF;
+END
+$fn$;
+REVOKE ALL ON FUNCTION lextrace_test_as_owner(text, boolean) FROM PUBLIC;
+"""
+
+
+def _test_only_grants() -> None:
+    """As the owner, in the test database: what the suite needs beyond the application's privileges.
+    Again after any migration a test runs, since migrate applies the production grants afresh."""
+    from django.conf import settings
+    from django.db import connection
+
+    from apps.core.db_roles import APPEND_ONLY_TABLES, ident
+
+    app = ident(settings.DB_APP_USER)
+    tables = [t for t in connection.introspection.django_table_names(only_existing=True, include_views=False)
+              if t not in APPEND_ONLY_TABLES]
+    with connection.cursor() as cursor:
+        cursor.execute(f"GRANT TRUNCATE ON {', '.join(ident(t) for t in tables)} TO {app}")
+        cursor.execute(_TEST_ONLY_SQL)
+        cursor.execute(f"GRANT EXECUTE ON FUNCTION lextrace_test_as_owner(text, boolean) TO {app}")
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    from django.conf import settings
+
+    if not OWNER:
+        yield
+        return
+    with django_db_blocker.unblock():
+        _test_only_grants()
+        _use_credentials(settings.DB_APP_USER, os.environ.get("DB_PASSWORD", ""))
+    yield
+    with django_db_blocker.unblock():
+        _use_credentials(OWNER, OWNER_PASSWORD)
+
+
+@contextmanager
+def as_owner():
+    """Run the block connected as the owner role (migrations in a test), then as the app again."""
+    from django.conf import settings
+
+    if not OWNER:
+        yield
+        return
+    _use_credentials(OWNER, OWNER_PASSWORD)
+    try:
+        yield
+    finally:
+        _test_only_grants()
+        _use_credentials(settings.DB_APP_USER, os.environ.get("DB_PASSWORD", ""))
+
+
+def sql_as_owner(statement: str, params=None, *, triggers_off: bool = False) -> None:
+    """One statement executed by the owner role inside the caller's transaction (test database only)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        text = connection.ops.compose_sql(statement, params) if params else statement
+        cursor.execute("SELECT lextrace_test_as_owner(%s, %s)", [text, triggers_off])
 
 
 # Property tests: no per-example deadline (a loaded 2-core CI machine makes timing flaky), fixed
@@ -121,7 +225,7 @@ def celery_worker_process(django_db_setup, django_db_blocker, artifacts_dir):
     log = open(artifacts_dir / "celery-worker.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "worker.celery:app", "worker", "--pool", "prefork",
-         "--concurrency", "1", "--queues", "default,training,llm", "--loglevel", "INFO", "--hostname", name],
+         "--concurrency", "1", "--queues", "default,training,llm,ops", "--loglevel", "INFO", "--hostname", name],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     deadline = time.monotonic() + 60
@@ -171,3 +275,17 @@ def demo_site(artifacts_dir):
     with demo_server_running(artifacts_dir / "demo-site-server.log", db_name="lextrace_e2e_cases",
                              redis_url=f"{base}/{(int(number or 0) + 10) % 16}") as url:
         yield url
+
+
+def api_token_for(user, *, scope: str = "write", days: int | None = None) -> str:
+    """A real API token for ``user`` (through the minting service) and its secret. A reviewer's or an
+    administrator's token is issued by an administrator, as the service requires."""
+    from apps.accounts.models import User
+    from apps.cases.services.api_tokens import api_token_mint, privileged
+
+    issuer = user
+    if privileged(user) and not user.has_role(Role.ADMIN):
+        issuer = User.objects.filter(username="token_issuer").first() or user_create(
+            username="token_issuer", password=PASSWORD, roles=[Role.ADMIN])
+    _token, secret = api_token_mint(user=user, issuer=issuer, name="test token", scope=scope, days=days)
+    return secret

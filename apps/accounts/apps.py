@@ -7,4 +7,4 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts"
 
     def ready(self):
-        from apps.accounts import signals  # noqa: F401 - connects the login security receivers
+        from apps.accounts import checks, signals  # noqa: F401 - registers the deploy check, connects the receivers

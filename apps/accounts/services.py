@@ -1,10 +1,12 @@
 from django.db import transaction
 
 from apps.accounts.models import Role, Team, User
+from apps.audit.services import audit_append
 
 
 @transaction.atomic
-def user_create(*, username: str, password: str, roles: list[str], teams: list[Team] = (), **fields) -> User:
+def user_create(*, username: str, password: str, roles: list[str], teams: list[Team] = (), actor=None,
+                **fields) -> User:
     unknown = set(roles) - set(Role.values)
     if unknown:
         raise ValueError(f"unknown roles: {sorted(unknown)}")
@@ -14,6 +16,9 @@ def user_create(*, username: str, password: str, roles: list[str], teams: list[T
     user.set_password(password)
     user.save()
     user.teams.set(teams)
+    # Who may do what is part of the trail: the roles and teams a new account starts with.
+    audit_append(action="accounts.user_create", obj=user, actor=actor,
+                 after={"username": user.username, "roles": sorted(user.roles), "teams": sorted(t.pk for t in teams)})
     return user
 
 

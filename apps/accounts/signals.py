@@ -5,7 +5,7 @@ import time
 from axes.models import AccessAttempt
 from axes.signals import user_locked_out
 from django.conf import settings
-from django.contrib.auth.signals import user_logged_in
+from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.db import transaction
 from django.db.models.signals import post_delete
 from django.dispatch import receiver
@@ -41,3 +41,13 @@ def audit_unlock(sender, instance, **kwargs):
         audit_append(action="accounts.login_unlocked", object_type="accounts.login", object_id=instance.username or "",
                      before={"username": instance.username or "", "ip": instance.ip_address or "",
                              "failures": instance.failures_since_start})
+
+
+@receiver(user_login_failed, dispatch_uid="lextrace_count_ip_failure")
+def count_ip_failure(sender, credentials, request=None, **kwargs):
+    from apps.accounts.lockout import ip_failure_record
+    from apps.accounts.services import client_ip
+
+    # A login refused because the address is already locked is not one more failure.
+    if request is not None and not getattr(request, "lextrace_ip_locked", False):
+        ip_failure_record(client_ip(request), request=request)

@@ -6,12 +6,14 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
+from apps.accounts.forms import LoginForm
 from apps.accounts.selectors import team_get_for, team_list_for
 
 
 @method_decorator(login_not_required, name="dispatch")
 class LoginView(auth_views.LoginView):
     template_name = "accounts/login.html"
+    authentication_form = LoginForm
     redirect_authenticated_user = True
 
 

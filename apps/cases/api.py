@@ -21,7 +21,13 @@ from apps.accounts.selectors import team_list_for
 from apps.cases.models import MAX_DEFENDANTS, Case, DefendantResult, JudgmentRun, RunAttempt
 from apps.cases.selectors import CASE_STATUS_NONE, case_get_for, case_search, run_get_for, run_progress
 from apps.cases.services.cases import CaseConflict, case_create, case_update
-from apps.cases.services.idempotency import KEY_MAX_LENGTH, IdempotencyConflict, idempotent_create
+from apps.cases.services.idempotency import (
+    KEY_MAX_LENGTH,
+    IdempotencyConflict,
+    IdempotencyMismatch,
+    fingerprint,
+    idempotent_create,
+)
 from apps.cases.services.runs import judgment_cancel, judgment_request, judgment_retry
 from worker.agents.pipeline import ABLATIONS
 
@@ -183,12 +189,13 @@ class CaseListCreateApi(_Api):
         return paginator.get_paginated_response(CaseSerializer(page, many=True).data)
 
     @extend_schema(operation_id="cases_create", request=CaseCreateInput,
-                   responses={201: CaseSerializer, 200: CaseSerializer, 409: None},
+                   responses={201: CaseSerializer, 200: CaseSerializer, 409: None, 422: None},
                    parameters=[OpenApiParameter(
                        "Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
                        description="Sent again with the same value (same user, 24 h), returns the first request's "
                                    "case with 200 and Idempotent-Replayed: true instead of creating another; 409 "
-                                   "while the first request is still running.")],
+                                   "while the first request is still running; 422 if the body differs from the "
+                                   "first request's.")],
                    summary="Submit a case (facts as text)")
     def post(self, request):
         data = self.CaseCreateInput(data=request.data, user=request.user)
@@ -202,13 +209,15 @@ class CaseListCreateApi(_Api):
             else:
                 # The same key again (a double click, a retried timeout) returns the first request's case.
                 case_id, created = idempotent_create(
-                    user_id=request.user.pk, scope="case", key=key,
+                    user_id=request.user.pk, scope="case", key=key, body=fingerprint(data.validated_data),
                     create=lambda: case_create(user=request.user, **data.validated_data).pk)
                 case = Case.objects.get(pk=case_id)
         except DjangoValidationError as exc:
             raise _service_errors(exc) from None
         except IdempotencyConflict as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        except IdempotencyMismatch as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
         return Response(CaseSerializer(case).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
                         headers={} if created else {"Idempotent-Replayed": "true"})
 

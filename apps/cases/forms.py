@@ -1,4 +1,5 @@
 from django import forms
+from django.core.validators import MaxValueValidator
 from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.selectors import team_list_for
@@ -110,3 +111,39 @@ class CaseFilterForm(forms.Form):
         self.is_valid()
         data = getattr(self, "cleaned_data", {})
         return {name: data.get(name) for name in self.fields if data.get(name) not in (None, "")}
+
+
+class ApiTokenForm(forms.Form):
+    """Mint an API token: a name, a scope, a lifetime (apps/cases/services/api_tokens.py checks them)."""
+
+    name = forms.CharField(label=_("Name"), max_length=100,
+                           help_text=_("What the token is for, e.g. the script or system that uses it."))
+    scope = forms.ChoiceField(label=_("Scope"), choices=[], initial="read")
+    days = forms.IntegerField(label=_("Valid for (days)"), min_value=1)
+
+    def __init__(self, *args, **kwargs):
+        from apps.accounts.models import ApiToken
+        from apps.cases.services.api_tokens import lifetime_days_default, lifetime_days_max
+
+        super().__init__(*args, **kwargs)
+        self.fields["scope"].choices = ApiToken.Scope.choices
+        self.fields["days"].initial = lifetime_days_default()
+        # Read when the form is made, not at import, so the setting can change.
+        self.fields["days"].validators.append(MaxValueValidator(lifetime_days_max()))
+        self.fields["days"].widget.attrs["max"] = lifetime_days_max()
+
+
+class ApiTokenIssueForm(ApiTokenForm):
+    """An administrator issues a token for any user (the only way for reviewers and administrators)."""
+
+    username = forms.CharField(label=_("User"), max_length=150)
+
+    field_order = ["username", "name", "scope", "days"]
+
+    def clean_username(self):
+        from apps.accounts.models import User
+
+        user = User.objects.filter(username=self.cleaned_data["username"], is_active=True).first()
+        if user is None:
+            raise forms.ValidationError(_("No active user has this name."))
+        return user

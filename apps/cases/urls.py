@@ -18,4 +18,5 @@ urlpatterns = [
     path("runs/<int:pk>/defendants/<int:position>/", views.result_detail, name="result_detail"),
     path("uploads/<int:pk>/", views.upload_detail, name="upload_detail"),
     path("api-token/", views.api_token, name="api_token"),
+    path("api-token/issue/", views.api_token_issue, name="api_token_issue"),
 ]

@@ -7,19 +7,18 @@ writes need the staff role.
 import csv
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Prefetch
-from django.http import HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
-from rest_framework.authtoken.models import Token
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
-from apps.cases.forms import CaseEditForm, CaseFilterForm, CaseForm, RunForm
+from apps.cases.forms import ApiTokenForm, ApiTokenIssueForm, CaseEditForm, CaseFilterForm, CaseForm, RunForm
 from apps.cases.models import Case, DefendantResult
 from apps.cases.selectors import (
     case_get_for,
@@ -31,10 +30,11 @@ from apps.cases.selectors import (
     run_progress,
     upload_get_for,
 )
-from apps.cases.services.api_tokens import api_token_rotate
+from apps.cases.services.api_tokens import api_token_mint, api_token_revoke, privileged
 from apps.cases.services.cases import CaseConflict, case_create, case_update
 from apps.cases.services.runs import judgment_cancel, judgment_request, judgment_retry
 from apps.cases.services.uploads import case_upload_create
+from apps.core.params import int_param
 
 PAGE_SIZE = 20
 
@@ -118,7 +118,7 @@ def case_new(request):
             return redirect("cases:case_detail", pk=case.pk)
     elif request.method == "POST" and form.data.get("upload"):
         pk = str(form.data["upload"])
-        upload = upload_get_for(user=request.user, pk=int(pk)) if pk.isascii() and pk.isdigit() else None
+        upload = upload_get_for(user=request.user, pk=int_param(pk)) if int_param(pk) is not None else None
     return render(request, "cases/case_form.html", {"form": form, "upload": upload, "confirm": upload is not None})
 
 
@@ -258,14 +258,62 @@ def result_detail(request, pk: int, position: int):
                                                         "bundle": result.bundle, "ev": evidence_context(result.bundle)})
 
 
-# --- API token ----------------------------------------------------------------------------
+# --- API tokens -------------------------------------------------------------------------------
+
+
+def _token_page(request, form, *, issued=None, secret="", issue_form=None, status=200):
+    from apps.accounts.models import ApiToken
+
+    is_admin = request.user.has_role(Role.ADMIN)
+    if is_admin and issue_form is None:
+        issue_form = ApiTokenIssueForm()
+    return render(request, "cases/api_token.html", {
+        "tokens": ApiToken.objects.filter(user=request.user).select_related("created_by"),
+        "form": form, "may_mint": not privileged(request.user), "issued": issued, "secret": secret,
+        "is_admin": is_admin, "issue_form": issue_form}, status=status)
 
 
 def api_token(request):
-    """Show, create or replace the caller's token for the REST API."""
-    if request.method == "POST":
-        api_token_rotate(user=request.user)
-        messages.success(request, _("A new API token was created; the old one no longer works."))
+    """The caller's API tokens: list, mint (staff for themselves), revoke. A new secret is shown once."""
+    from apps.accounts.models import ApiToken
+
+    form = ApiTokenForm(request.POST if request.POST.get("action") == "mint" else None)
+    if request.method == "POST" and request.POST.get("action") == "revoke":
+        token_id = request.POST.get("token", "")
+        token = ApiToken.objects.filter(user=request.user, pk=int_param(token_id, -1)).first()
+        if token is None:
+            raise Http404
+        try:
+            api_token_revoke(token=token, user=request.user)
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+        else:
+            messages.success(request, _("The token %(name)s was revoked; it no longer works.") % {"name": token.name})
         return redirect("cases:api_token")
-    token = Token.objects.filter(user=request.user).first()
-    return render(request, "cases/api_token.html", {"token": token})
+    if request.method == "POST" and form.is_valid():
+        try:
+            token, secret = api_token_mint(user=request.user, issuer=request.user, **form.cleaned_data)
+        except PermissionDenied as exc:
+            messages.error(request, str(exc))
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            return _token_page(request, ApiTokenForm(), issued=token, secret=secret, status=201)
+    return _token_page(request, form, status=400 if form.errors else 200)
+
+
+@role_required(Role.ADMIN)
+def api_token_issue(request):
+    """Administrators issue a token for any user (the only way reviewers and administrators get one)."""
+    form = ApiTokenIssueForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = dict(form.cleaned_data)
+        user = data.pop("username")
+        try:
+            token, secret = api_token_mint(user=user, issuer=request.user, **data)
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            return _token_page(request, ApiTokenForm(), issued=token, secret=secret, issue_form=ApiTokenIssueForm(),
+                               status=201)
+    return _token_page(request, ApiTokenForm(), issue_form=form, status=400 if form.errors else 200)

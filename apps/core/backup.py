@@ -101,10 +101,18 @@ class Target:
     password: str = field(repr=False, default="")
 
     @classmethod
-    def from_settings(cls, name: str | None = None) -> Target:
+    def from_settings(cls, name: str | None = None, *, owner: bool = False) -> Target:
+        """The configured server as the application role, or as the owner role (``DB_OWNER_USER`` and
+        ``DB_OWNER_PASSWORD``, read here only: restores create databases, which only the owner may)."""
+        from legalsite.env import env_str
+
         db = settings.DATABASES["default"]
+        user, password = db["USER"], db.get("PASSWORD") or ""
+        if owner:
+            user = env_str("DB_OWNER_USER", "") or user
+            password = env_str("DB_OWNER_PASSWORD", "") if user != db["USER"] else password
         return cls(host=db.get("HOST") or "127.0.0.1", port=int(db.get("PORT") or 5432), name=name or db["NAME"],
-                   user=db["USER"], password=db.get("PASSWORD") or "")
+                   user=user, password=password)
 
     def args(self) -> list[str]:
         return ["-h", self.host, "-p", str(self.port), "-U", self.user]
@@ -173,8 +181,28 @@ def database_exists(target: Target, name: str) -> bool:
         return conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is not None
 
 
-def backup_restore(path: str | Path, *, target: Target) -> dict:
-    """Restore a pg_dump -Fc archive into a new database ``target.name`` (refused if it exists)."""
+# Provisioning creates the extensions (a superuser's job) and grants on AGE's catalog in every
+# database, template1 included (apps/core/db_roles.py); a restore by the owner role leaves those
+# entries of the archive out instead of failing on them.
+def _restorable_entries(toc: str) -> str:
+    kept = []
+    for line in toc.splitlines():
+        entry = line.split(";", 1)[-1]
+        # The extensions, their comments, AGE's schema and the grants on it (the schema's rows,
+        # TABLE DATA ag_catalog ag_graph / ag_label, are restored: they name the graph).
+        if " EXTENSION " in entry or " SCHEMA - ag_catalog " in entry + " " or (" ACL " in entry and "ag_catalog" in entry):
+            continue
+        kept.append(line)
+    return "\n".join(kept) + "\n"
+
+
+def backup_restore(path: str | Path, *, target: Target, app: str | None = None) -> dict:
+    """Restore a pg_dump -Fc archive into a new database ``target.name`` (refused if it exists).
+
+    ``target`` connects as the owner role (it creates the database and owns what is restored);
+    the archive's grants to the application role come back with it, and the application's
+    privileges are applied again afterwards (apps/core/db_roles.py), as after a migration.
+    """
     path = Path(path)
     if not path.is_file():
         raise BackupError(f"no backup at {path}")
@@ -184,11 +212,49 @@ def backup_restore(path: str | Path, *, target: Target) -> dict:
     with target.connect("postgres", autocommit=True) as conn:
         conn.execute(psycopg.sql.SQL("CREATE DATABASE {} OWNER {}").format(
             psycopg.sql.Identifier(target.name), psycopg.sql.Identifier(target.user)))
+        missing = _missing_extensions(target)
+    if missing:
+        raise BackupError(f"the new database {target.name!r} lacks the extensions {', '.join(missing)}: a superuser "
+                          "creates them once in template1 (scripts/services.sh; docs/OPERATIONS.md, Database roles)")
     started = time.monotonic()
     with open(path, "rb") as archive:
-        _run([*pg_program("pg_restore"), "--exit-on-error", "--no-owner", *target.args(), "-d", target.name],
-             stdin=archive, env=target.env(), timeout=3600)
-    return {"database": target.name, "seconds": round(time.monotonic() - started, 1)}
+        toc = _run([*pg_program("pg_restore"), "--list"], stdin=archive, timeout=600).stdout.decode("utf-8")
+    # The list is read by pg_restore by its path, inside the Debian 13 root when it runs there.
+    name = f"lextrace-restore-{uuid.uuid4().hex[:12]}.list"
+    listing, seen_as = (PGROOT / "tmp" / name, f"/tmp/{name}") if _in_pgroot() else (Path(tempfile.gettempdir()) / name, None)
+    try:
+        # Created exclusively (a pre-planted file of that name makes the restore fail, never used).
+        with os.fdopen(os.open(listing, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), "w", encoding="utf-8") as out:
+            out.write(_restorable_entries(toc))
+        with open(path, "rb") as archive:
+            _run([*pg_program("pg_restore"), "--exit-on-error", "--no-owner", "--use-list", seen_as or str(listing),
+                  *target.args(), "-d", target.name], stdin=archive, env=target.env(), timeout=3600)
+    finally:
+        listing.unlink(missing_ok=True)
+    grants = _app_grants(target, app)
+    return {"database": target.name, "seconds": round(time.monotonic() - started, 1), "grants": grants}
+
+
+def _missing_extensions(target: Target) -> list[str]:
+    from apps.core.db_roles import EXTENSIONS
+
+    with target.connect() as conn:
+        found = {r[0] for r in conn.execute("SELECT extname FROM pg_extension")}
+    return [e for e in EXTENSIONS if e not in found]
+
+
+def _app_grants(target: Target, app: str | None = None) -> int:
+    """The application role's privileges on the restored database, applied as its owner."""
+    from apps.core.db_grants import app_grant_statements
+
+    app = app or settings.DB_APP_USER
+    if app == target.user:
+        return 0
+    with target.connect() as conn, conn.cursor() as cursor:
+        statements = app_grant_statements(cursor, app)
+        for statement in statements:
+            cursor.execute(statement)
+    return len(statements)
 
 
 def table_counts(target: Target) -> dict[str, int]:
@@ -213,14 +279,18 @@ class ScratchCluster:
     """A throwaway PostgreSQL cluster on 127.0.0.1 (data checksums on), for drills and chaos tests.
 
     Never touches the development cluster: its own data directory, socket directory and port.
-    The application role is created as a superuser with a random password (CREATE EXTENSION age
-    needs one), and ``target(name)`` connects as it.
+    It is provisioned like the development cluster (apps/core/db_roles.py): an owner role and a
+    non-superuser application role with random passwords, the extensions created by the
+    superuser in template1. ``target(name)`` connects as the application role,
+    ``owner_target(name)`` as the owner, ``superuser()`` as postgres.
     """
 
-    def __init__(self, *, port: int | None = None, user: str = "lextrace"):
+    def __init__(self, *, port: int | None = None, user: str = "lextrace", owner: str = "lextrace_owner"):
         self.port = port or free_port()
         self.user = user
+        self.owner = owner
         self.password = secrets.token_urlsafe(24)
+        self.owner_password = secrets.token_urlsafe(24)
         self.superuser_password = secrets.token_urlsafe(24)
         tag = f"lextrace-scratch-{uuid.uuid4().hex[:10]}"
         if _in_pgroot():
@@ -272,10 +342,20 @@ class ScratchCluster:
                            "-t", "60", "start"]), timeout=90)
         self.started = True
         if not self._has_role():
-            with self.superuser().connect("postgres", autocommit=True) as conn:
-                conn.execute(psycopg.sql.SQL("CREATE ROLE {} LOGIN SUPERUSER PASSWORD {}").format(
-                    psycopg.sql.Identifier(self.user), psycopg.sql.Literal(self.password)))
+            self.provision()
         return self
+
+    def provision(self) -> None:
+        """The roles, and the extensions in template1, as scripts/services.sh sets up its cluster."""
+        from apps.core.db_roles import cluster_sql, database_sql
+
+        with self.superuser().connect("postgres", autocommit=True) as conn:
+            for statement in cluster_sql(owner=self.owner, owner_password=self.owner_password, app=self.user,
+                                         app_password=self.password):
+                conn.execute(statement)
+        with self.superuser().connect("template1", autocommit=True) as conn:
+            for statement in database_sql(owner=self.owner, app=self.user):
+                conn.execute(statement)
 
     def _has_role(self) -> bool:
         with self.superuser().connect("postgres", autocommit=True) as conn:
@@ -299,6 +379,9 @@ class ScratchCluster:
 
     def target(self, name: str) -> Target:
         return Target("127.0.0.1", self.port, name, self.user, self.password)
+
+    def owner_target(self, name: str) -> Target:
+        return Target("127.0.0.1", self.port, name, self.owner, self.owner_password)
 
     def setting(self, name: str) -> str:
         with self.superuser().connect("postgres") as conn:
@@ -358,8 +441,9 @@ def point_in_time_restore(source: ScratchCluster, backup_host: Path, archive_ins
                           target_time: str) -> ScratchCluster:
     """A new cluster from ``backup_host`` replayed from the WAL archive up to ``target_time``, then
     promoted (writable). It keeps the source's roles and passwords; destroy it when done."""
-    restored = ScratchCluster(user=source.user)
+    restored = ScratchCluster(user=source.user, owner=source.owner)
     restored.password, restored.superuser_password = source.password, source.superuser_password
+    restored.owner_password = source.owner_password
     restored.host_dir.mkdir(mode=0o700, parents=True)
     restored._give_to_postgres(restored.inside, restored.host_dir)
     data = restored.host_dir / "data"
@@ -412,9 +496,10 @@ class DrillReport:
         return {"ok": self.ok, "steps": [s.__dict__ for s in self.steps]}
 
 
-def _manage(args: list[str], target: Target, timeout: float = 600) -> subprocess.CompletedProcess:
-    env = dict(os.environ, DB_HOST=target.host, DB_PORT=str(target.port), DB_NAME=target.name, DB_USER=target.user,
-               DB_PASSWORD=target.password)
+def _manage(args: list[str], target: Target, app: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DB_OWNER_")}
+    env.update(DB_HOST=target.host, DB_PORT=str(target.port), DB_NAME=target.name, DB_USER=target.user,
+               DB_PASSWORD=target.password, DB_APP_USER=app)
     return subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=timeout, check=False)
 
@@ -426,6 +511,37 @@ def _stored_judgment(source: Target) -> dict | None:
             "SELECT r.bundle FROM cases_defendantresult r JOIN cases_judgmentrun j ON j.id = r.run_id "
             "WHERE j.status = 'done' ORDER BY r.id DESC LIMIT 1").fetchone()
     return row[0] if row else None
+
+
+def source_owner(source: Target) -> str:
+    """The role that owns the source database's tables (the owner role of apps/core/db_roles.py)."""
+    with source.connect() as conn:
+        row = conn.execute("SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = to_regclass('public.audit_event')"
+                           ).fetchone()
+    return row[0] if row and row[0] else "lextrace_owner"
+
+
+def privileges_check(target: Target) -> tuple[bool, str]:
+    """What the application role may do in a database: no superuser, owns nothing, only SELECT and
+    INSERT on the audit tables."""
+    from apps.core.db_roles import APPEND_ONLY_TABLES
+
+    problems = []
+    with target.connect() as conn:
+        superuser, bypass, createdb = conn.execute(
+            "SELECT rolsuper, rolbypassrls, rolcreatedb FROM pg_roles WHERE rolname = current_user").fetchone()
+        if superuser or bypass or createdb:
+            problems.append("the application role has SUPERUSER, BYPASSRLS or CREATEDB")
+        owned = conn.execute("SELECT count(*) FROM pg_class WHERE relowner = (SELECT oid FROM pg_roles "
+                             "WHERE rolname = current_user)").fetchone()[0]
+        if owned:
+            problems.append(f"the application role owns {owned} relations")
+        for table in APPEND_ONLY_TABLES:
+            allowed = [p for p in ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "MAINTAIN")
+                       if conn.execute("SELECT has_table_privilege(%s, %s)", [table, p]).fetchone()[0]]
+            if allowed != ["SELECT", "INSERT"]:
+                problems.append(f"{table}: {', '.join(allowed)}")
+    return not problems, "; ".join(problems) or f"{target.user}: no superuser, owns nothing, audit tables SELECT, INSERT"
 
 
 def restore_drill(*, archive: str | Path | None = None, source: Target | None = None,
@@ -444,21 +560,24 @@ def restore_drill(*, archive: str | Path | None = None, source: Target | None = 
             report.add("backup", True, f"{made['bytes']} bytes in {made['seconds']} s, sha256 {made['sha256'][:16]}…")
         source_counts = table_counts(source)
         judgment = _stored_judgment(source)
-        cluster = ScratchCluster()
+        # The same two roles as the source, provisioned as the development cluster is; the restore is
+        # the production procedure: the owner creates the database and restores into it.
+        cluster = ScratchCluster(user=source.user, owner=source_owner(source))
         try:
             cluster.init().start()
             report.add("fresh cluster", cluster.setting("data_checksums") == "on",
                        f"127.0.0.1:{cluster.port}, data_checksums={cluster.setting('data_checksums')}")
-            target = cluster.target(source.name)
+            target, owner = cluster.target(source.name), cluster.owner_target(source.name)
             try:
-                restored = backup_restore(archive, target=target)
-                report.add("restore", True, f"{restored['seconds']} s")
+                restored = backup_restore(archive, target=owner, app=cluster.user)
+                report.add("restore", True, f"{restored['seconds']} s as {cluster.owner}")
             except BackupError as exc:
                 report.add("restore", False, str(exc))
                 return report
-            result = _manage(["migrate", "--check"], target)
+            report.add("roles", *privileges_check(target))
+            result = _manage(["migrate", "--check"], owner, cluster.user)
             report.add("migrations at head", result.returncode == 0, (result.stdout + result.stderr).strip()[-500:])
-            result = _manage(["verify_audit_chain"], target)
+            result = _manage(["verify_audit_chain"], target, cluster.user)
             report.add("audit chain", result.returncode == 0, (result.stdout + result.stderr).strip()[-500:])
             restored_counts = table_counts(target)
             differ = {t: (n, restored_counts.get(t)) for t, n in source_counts.items() if restored_counts.get(t) != n}
@@ -470,12 +589,14 @@ def restore_drill(*, archive: str | Path | None = None, source: Target | None = 
             else:
                 bundle_file = Path(tmp) / "judgment.json"
                 bundle_file.write_text(json.dumps(judgment, ensure_ascii=False), encoding="utf-8")
-                result = _manage(["replay_bundle", "--file", str(bundle_file)], target)
+                result = _manage(["replay_bundle", "--file", str(bundle_file)], target, cluster.user)
                 out = (result.stdout + result.stderr).strip()
                 report.add("stored judgment", result.returncode == 0 and "0 changed" in out, out[-500:])
-            amcheck = subprocess.run([*pg_program("pg_amcheck"), *target.args(), "--install-missing",
+            # amcheck is an extension a superuser installs: the scratch cluster's own postgres runs it.
+            admin = cluster.superuser()
+            amcheck = subprocess.run([*pg_program("pg_amcheck"), *admin.args(), "--install-missing",
                                       "--heapallindexed", target.name],
-                                     env=target.env(), capture_output=True, text=True, timeout=900, check=False)
+                                     env=admin.env(), capture_output=True, text=True, timeout=900, check=False)
             report.add("pg_amcheck", amcheck.returncode == 0,
                        (amcheck.stdout + amcheck.stderr).strip()[-500:] or "no corruption reported")
         except BackupError as exc:

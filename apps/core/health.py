@@ -1,12 +1,25 @@
 """Health checks for the health page and /healthz.
 
-They report states, never secrets: no host names, ports, users or URLs.
+They report states, never secrets: no host names, ports, users or URLs. Anonymous callers get the
+status alone; signed-in users see each component (with versions).
+
+The report is computed at most once per ``LEXTRACE_HEALTH_CACHE_SECONDS`` (5) for every process
+(the cache is Redis): a monitor polling /healthz, or many at once, costs one computation per
+period, and the worker check reads the workers' heartbeats (apps.core.operations) instead of
+asking every worker over the broker. While one process recomputes an expired report, the others
+answer with the previous one (kept a minute).
 """
 
+import time
 from dataclasses import asdict, dataclass
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
+
+CACHE_KEY = "health-report"
+LOCK_KEY = "health-report:computing"
+STALE_FOR_S = 60
 
 REQUIRED_EXTENSIONS = ("vector", "age")
 
@@ -53,15 +66,15 @@ def check_broker() -> Check:
 
 
 def check_worker() -> Check:
-    from worker.celery import app
+    """Workers that sent a heartbeat within LEXTRACE_WORKER_ALIVE_TTL seconds (worker/celery.py)."""
+    from apps.core.operations import workers_alive
 
-    try:
-        replies = app.control.ping(timeout=settings.HEALTH_WORKER_TIMEOUT) or []
-    except Exception as exc:  # noqa: BLE001
-        return Check("worker", False, type(exc).__name__)
-    if not replies:
-        return Check("worker", False, "no worker answered")
-    return Check("worker", True, f"{len(replies)} worker(s) answered")
+    count = workers_alive()
+    if count is None:
+        return Check("worker", False, "heartbeats unreadable")
+    if not count:
+        return Check("worker", False, f"no heartbeat in {settings.WORKER_ALIVE_TTL_S} s")
+    return Check("worker", True, f"{count} worker(s) alive")
 
 
 def check_model() -> Check:
@@ -102,3 +115,31 @@ def health_report() -> dict:
     essential_ok = all(c.ok for c in checks[:3])
     status = "ok" if essential_ok and all(c.ok for c in checks[3:]) else ("degraded" if essential_ok else "down")
     return {"status": status, "checks": [asdict(c) for c in checks]}
+
+
+def health_report_cached() -> dict:
+    """health_report(), computed at most once per LEXTRACE_HEALTH_CACHE_SECONDS across processes."""
+    ttl = settings.HEALTH_CACHE_S
+    if ttl <= 0:
+        return health_report()
+    try:
+        cached = cache.get(CACHE_KEY)
+        if cached and time.time() - cached["at"] < ttl:
+            return cached["report"]
+        # One process recomputes; the others answer with the previous report meanwhile.
+        if cached and not cache.add(LOCK_KEY, 1, timeout=max(ttl, 5)):
+            return cached["report"]
+    except Exception:  # noqa: BLE001 - the cache is Redis; when it is down, the report says so
+        return health_report()
+    report = health_report()
+    try:
+        cache.set(CACHE_KEY, {"at": time.time(), "report": report}, timeout=STALE_FOR_S)
+        cache.delete(LOCK_KEY)
+    except Exception:  # noqa: BLE001
+        pass
+    return report
+
+
+def public_view(report: dict) -> dict:
+    """What an anonymous caller sees: the status, nothing about components or versions."""
+    return {"status": report["status"]}

@@ -30,3 +30,62 @@ class RequestSizeLimitMiddleware:
             response["Connection"] = "close"
             return response
         return self.get_response(request)
+
+
+# --- request inputs that no view can store or look up --------------------------------------------
+
+_FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def _has_nul(query_dict) -> bool:
+    return any("\x00" in key or any("\x00" in value for value in values) for key, values in query_dict.lists())
+
+
+class RequestInputMiddleware:
+    """Answers 400 to a NUL character in a query parameter or form field, and 404 to an id in the
+    path beyond PostgreSQL's bigint, before any view passes them to the database (which refuses
+    both with an error, a 500). The checks are here, once, so a new view or parameter is covered.
+
+    Placed after CsrfViewMiddleware: the form is parsed only once its token has been checked.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if _has_nul(request.GET) or "\x00" in request.path:
+            return _bad_request()
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        from django.http import Http404
+
+        from apps.core.params import ID_MAX
+
+        # PostgreSQL's bigint: an id beyond it cannot name a row (the database would raise "out of range").
+        for value in list(view_args) + list(view_kwargs.values()):
+            if isinstance(value, int) and not 0 <= value <= ID_MAX:
+                raise Http404
+        if request.method == "POST" and request.content_type in _FORM_TYPES and _has_nul(request.POST):
+            return _bad_request()
+        return None
+
+
+def _bad_request():
+    return HttpResponse(_("The request holds a character that is not allowed (NUL)."), status=400,
+                        content_type="text/plain; charset=utf-8")
+
+
+class NoStoreMiddleware:
+    """``Cache-Control: private, no-store`` on every response that sets no policy of its own: case
+    files, runs, evidence bundles, reviews, memos and API answers must stay out of shared and
+    browser caches (static files are served before this, with their own long-lived headers)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if not response.has_header("Cache-Control"):
+            response["Cache-Control"] = "private, no-store"
+        return response

@@ -33,6 +33,8 @@ logger = logging.getLogger(__name__)
 CIRCUIT_KEY = "lextrace:ops:llm-circuit"
 PROBE_KEY = "lextrace:ops:llm-circuit:probe"
 WORKER_ALIVE_KEY = "lextrace:ops:worker-alive"
+# Every worker's last heartbeat (sorted set: hostname -> time), read by /healthz to count live workers.
+WORKERS_KEY = "lextrace:ops:workers"
 UNKNOWN = "unknown"
 
 _clients: dict[str, redis.Redis] = {}
@@ -146,10 +148,25 @@ def model_circuit() -> SharedCircuitBreaker:
 
 def worker_alive_mark(hostname: str) -> None:
     """Called by every worker's main process every WORKER_ALIVE_INTERVAL_S seconds."""
+    now = time.time()
     try:
-        _redis().set(WORKER_ALIVE_KEY, hostname[:200], ex=settings.WORKER_ALIVE_TTL_S)
+        pipe = _redis().pipeline()
+        pipe.set(WORKER_ALIVE_KEY, hostname[:200], ex=settings.WORKER_ALIVE_TTL_S)
+        pipe.zadd(WORKERS_KEY, {hostname[:200]: now})
+        # Forget workers silent for ten lifetimes: the set stays as small as the fleet.
+        pipe.zremrangebyscore(WORKERS_KEY, "-inf", now - 10 * settings.WORKER_ALIVE_TTL_S)
+        pipe.expire(WORKERS_KEY, 10 * settings.WORKER_ALIVE_TTL_S)
+        pipe.execute()
     except redis.RedisError:
         logger.warning("could not record worker liveness (Redis)")
+
+
+def workers_alive() -> int | None:
+    """How many workers sent a heartbeat within WORKER_ALIVE_TTL_S; None when Redis cannot be asked."""
+    try:
+        return int(_redis().zcount(WORKERS_KEY, time.time() - settings.WORKER_ALIVE_TTL_S, "+inf"))
+    except redis.RedisError:
+        return None
 
 
 def worker_alive() -> bool | None:

@@ -2,13 +2,14 @@ from django.contrib.auth.decorators import login_not_required
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from apps.accounts.selectors import team_list_for
-from apps.core.health import health_report
+from apps.core.health import health_report_cached, public_view
 from apps.core.models import WorkerPing
-from apps.core.services import worker_ping_request
+from apps.core.services import PingThrottled, worker_ping_request
 
 
 def home(request):
@@ -25,20 +26,30 @@ def ping(request):
 @login_not_required
 @never_cache
 def healthz(request):
-    report = health_report()
-    return JsonResponse(report, status=200 if report["status"] != "down" else 503)
+    """The status for monitors (anonymous: status only); the components for signed-in users."""
+    report = health_report_cached()
+    body = report if request.user.is_authenticated else public_view(report)
+    return JsonResponse(body, status=200 if report["status"] != "down" else 503)
 
 
 @login_not_required
 @never_cache
 def health_page(request):
-    report = health_report()
+    report = health_report_cached()
+    if not request.user.is_authenticated:
+        report = public_view(report)
     return render(request, "core/health.html", {"report": report}, status=200 if report["status"] != "down" else 503)
 
 
 @require_POST
 def ping_create(request):
-    ping = worker_ping_request(user=request.user)
+    try:
+        ping = worker_ping_request(user=request.user)
+    except PingThrottled as exc:
+        response = HttpResponse(_("Too many worker round trips; try again in %(s)d s.") % {"s": exc.retry_after},
+                                status=429, content_type="text/plain; charset=utf-8")
+        response["Retry-After"] = str(exc.retry_after)
+        return response
     if request.htmx:
         return render(request, "core/_ping.html", {"ping": ping})
     return redirect("core:ping_detail", pk=ping.pk)

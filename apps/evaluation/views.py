@@ -8,6 +8,7 @@ from django_htmx.http import HttpResponseStopPolling
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
+from apps.core.params import int_param
 from apps.evaluation import selectors
 from apps.evaluation.forms import EvaluationForm
 from apps.evaluation.models import EvaluationRun
@@ -64,7 +65,7 @@ def case_detail(request, pk: int, case_id: str):
 
 
 def compare(request):
-    ids = [int(x) for x in request.GET.getlist("runs") if x.isdigit()]
+    ids = [n for n in (int_param(x) for x in request.GET.getlist("runs")) if n is not None]
     runs = {r.pk: r for r in EvaluationRun.objects.filter(pk__in=ids, status=EvaluationRun.Status.DONE)}
     ordered = [runs[pk] for pk in ids if pk in runs]
     context = {"runs": ordered, "rows": selectors.comparison(ordered) if len(ordered) >= 2 else [],

@@ -157,9 +157,24 @@ def _pk_expr(alias: str) -> str:
 
 
 def label_create(label: str, *, edge: bool = False, indexed: tuple[str, ...] = ("pk",), graph: str = GRAPH_NAME) -> None:
-    """Create a vertex or edge label (idempotent) with the indexes our queries use."""
+    """Create a vertex or edge label (idempotent) with the indexes our queries use.
+
+    Creating labels and indexes needs the graph schema's owner: migrations do it
+    (apps/graph/migrations/0003); at run time, as the application role, everything already
+    exists and nothing is issued (CREATE INDEX IF NOT EXISTS would still need ownership).
+    """
     check_identifier(graph)
     check_label(label)
+    table = f'{graph}."{label}"'
+    if edge:
+        wanted = {f"{label}_start_idx": "(start_id)", f"{label}_end_idx": "(end_id)"}
+    else:
+        # AGE creates no index on a vertex's graph id, which every edge hop joins on.
+        # Btree indexes serve `WHERE n.prop = $value` with a prepared parameter
+        # (a `{prop: $value}` map pattern cannot use an index in a generic plan,
+        # so queries filter with WHERE) and the bulk edge joins on pk.
+        wanted = {f"{label}_id_idx": "(id)",
+                  **{f"{label}_{prop}_idx": f"({_prop_expr(table, prop)})" for prop in indexed}}
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT 1 FROM ag_catalog.ag_label l JOIN ag_catalog.ag_graph g ON g.graphid = l.graph "
@@ -168,18 +183,11 @@ def label_create(label: str, *, edge: bool = False, indexed: tuple[str, ...] = (
         )
         if cursor.fetchone() is None:
             cursor.execute(f"SELECT ag_catalog.{'create_elabel' if edge else 'create_vlabel'}(%s, %s)", [graph, label])
-        table = f'{graph}."{label}"'
-        if edge:
-            cursor.execute(f'CREATE INDEX IF NOT EXISTS "{label}_start_idx" ON {table} (start_id)')
-            cursor.execute(f'CREATE INDEX IF NOT EXISTS "{label}_end_idx" ON {table} (end_id)')
-        else:
-            # AGE creates no index on a vertex's graph id, which every edge hop joins on.
-            cursor.execute(f'CREATE INDEX IF NOT EXISTS "{label}_id_idx" ON {table} (id)')
-            # Btree indexes serve `WHERE n.prop = $value` with a prepared parameter
-            # (a `{prop: $value}` map pattern cannot use an index in a generic plan,
-            # so queries filter with WHERE) and the bulk edge joins on pk.
-            for prop in indexed:
-                cursor.execute(f'CREATE INDEX IF NOT EXISTS "{label}_{prop}_idx" ON {table} ({_prop_expr(table, prop)})')
+        cursor.execute("SELECT indexname FROM pg_indexes WHERE schemaname = %s AND tablename = %s", [graph, label])
+        present = {row[0] for row in cursor.fetchall()}
+        for name, columns in wanted.items():
+            if name not in present:
+                cursor.execute(f'CREATE INDEX IF NOT EXISTS "{name}" ON {table} {columns}')
 
 
 def vertices_insert(label: str, rows: list[dict], *, graph: str = GRAPH_NAME, chunk: int = 5000) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from apps.core.params import int_param
 from apps.corpus.models import Article, Charge, Precedent
 from apps.graph import age
 from apps.graph.models import Community, GraphBuild
@@ -29,14 +30,15 @@ def graph_lookup(query: str) -> tuple[str, int] | None:
         return None
     if (case := Precedent.objects.filter(ext_id=query).only("pk").first()) is not None:
         return "Case", case.pk
-    if m := _ARTICLE_KEY.match(query):
+    if (m := _ARTICLE_KEY.match(query)) and int_param(m[1], maximum=2**31 - 1) is not None \
+            and int_param(m[2] or "0", maximum=2**31 - 1) is not None:
         article = Article.objects.filter(number=int(m[1]), sub=int(m[2] or 0), law__title="中华人民共和国刑法").first()
         if article:
             return "Article", article.pk
     if (article := Article.objects.filter(label=query).first()) is not None:
         return "Article", article.pk
-    if query[:1] in "Cc" and query[1:].isdigit():
-        community = Community.objects.filter(number=int(query[1:]), level=0).first()
+    if query[:1] in "Cc" and int_param(query[1:], maximum=2**31 - 1) is not None:
+        community = Community.objects.filter(number=int_param(query[1:]), level=0).first()
         if community:
             return "Community", community.pk
     if (charge := Charge.objects.filter(name=query).first()) is not None:

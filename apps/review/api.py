@@ -102,7 +102,15 @@ class VerifyApi(_Api):
         return Response(_review_out(review))
 
 
-ReasonIn = inline_serializer("ReasonIn", {"reason": serializers.CharField(max_length=REASON_MAX)})
+class ReasonIn(serializers.Serializer):
+    # DRF's CharField also refuses NUL characters, which the database cannot store.
+    reason = serializers.CharField(max_length=REASON_MAX)
+
+
+def _reason(request) -> str:
+    data = ReasonIn(data=request.data)
+    data.is_valid(raise_exception=True)
+    return data.validated_data["reason"]
 
 
 class HoldApi(APIView):
@@ -122,7 +130,7 @@ class HoldApi(APIView):
     def _do(self, request, pk, service, code):
         case = case_get_for(user=request.user, pk=pk)
         try:
-            hold = service(case=case, reason=str(request.data.get("reason", "")), user=request.user)
+            hold = service(case=case, reason=_reason(request), user=request.user)
         except DjangoPermissionDenied as exc:
             raise PermissionDenied(str(exc)) from None
         except DjangoValidationError as exc:
@@ -139,7 +147,7 @@ class CaseDeleteApi(APIView):
     def post(self, request, pk: int):
         case = case_get_for(user=request.user, pk=pk)
         try:
-            case_delete(case=case, user=request.user, reason=str(request.data.get("reason", "")))
+            case_delete(case=case, user=request.user, reason=_reason(request))
         except DjangoPermissionDenied as exc:
             raise PermissionDenied(str(exc)) from None
         except DjangoValidationError as exc:

@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404
 
 from apps.cases.models import JudgmentRun
 from apps.cases.selectors import run_list_for
+from apps.core.params import int_param
 from apps.review.models import Decision, Review, ReviewItem
 
 QUEUE_STATUSES = ("pending", "approved", "rejected", "returned", "all")
@@ -29,7 +30,7 @@ def queue_runs(*, user, status: str = "pending", assigned: str = "", q: str = ""
         runs = runs.filter(case__team_id=team)
     q = (q or "").strip()
     if q:
-        runs = runs.filter(Q(case__title__icontains=q) | (Q(pk=int(q)) if q.isdigit() else Q(pk__in=[])))
+        runs = runs.filter(Q(case__title__icontains=q) | (Q(pk=int_param(q)) if int_param(q) is not None else Q(pk__in=[])))
     decided = Decision.objects.filter(review__run=OuterRef("pk")).order_by("-decided_at", "-pk")
     runs = runs.annotate(decided_at=Subquery(decided.values("decided_at")[:1]))
     # Oldest first while waiting (first come, first reviewed); newest first once decided.

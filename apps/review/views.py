@@ -10,6 +10,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -17,10 +18,13 @@ from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
 from apps.accounts.selectors import team_list_for
 from apps.cases.selectors import case_get_for, evidence_context
+from apps.core.params import int_param
 from apps.review import memo
 from apps.review.models import ReviewItem
 from apps.review.selectors import QUEUE_STATUSES, queue_counts, queue_runs, review_run_get_for
 from apps.review.services.holds import legal_hold_release, legal_hold_set
+from apps.review.services.memos import NoRenderer
+from apps.review.services.memos import memo_export as memo_export_service
 from apps.review.services.reviews import (
     ReviewConflict,
     approval_current,
@@ -54,7 +58,7 @@ def queue(request):
     status = status if status in QUEUE_STATUSES else "pending"
     assigned = request.GET.get("assigned", "")
     team = request.GET.get("team", "")
-    team = int(team) if team.isdigit() else None
+    team = int_param(team)
     runs = queue_runs(user=request.user, status=status, assigned=assigned, q=request.GET.get("q", ""), team=team)
     page = Paginator(runs, PAGE_SIZE).get_page(request.GET.get("page"))
     counts = queue_counts(user=request.user)
@@ -81,7 +85,7 @@ def review_detail(request, pk: int):
                          % {"why": invalidated.invalidation_reason})
     position = request.GET.get("d", "0")
     context = review_page_context(review=review, user=request.user,
-                                  position=int(position) if position.isdigit() else 0)
+                                  position=int_param(position, 0))
     return render(request, "review/review_detail.html", context)
 
 
@@ -91,7 +95,7 @@ def _review_of(request, pk: int):
 
 def _version(request) -> int | None:
     value = request.POST.get("version", "")
-    return int(value) if value.isdigit() else None
+    return int_param(value)
 
 
 @require_POST
@@ -99,7 +103,7 @@ def _version(request) -> int | None:
 def item_set(request, pk: int):
     review = _review_of(request, pk)
     position = request.POST.get("position", "")
-    result = get_object_or_404(review.run.results, position=int(position) if position.isdigit() else -1)
+    result = get_object_or_404(review.run.results, position=int_param(position, -1))
     value = {"1": True, "0": False}.get(request.POST.get("value", ""))
     try:
         review_item_set(review=review, result=result, target=request.POST.get("target", ""),
@@ -149,24 +153,20 @@ def assign(request, pk: int):
         review_assign(review=review, user=request.user, assignee=assignee)
     except ValidationError as exc:
         _errors(request, exc)
-    return redirect(request.POST.get("next") or reverse("review:queue"))
+    target = request.POST.get("next", "")
+    # Only a page of this site: `next` comes from the form and could be anything (an open redirect).
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        target = reverse("review:queue")
+    return redirect(target)
 
 
 @role_required(Role.REVIEWER)
 def memo_export(request, pk: int, fmt: str):
     review = _review_of(request, pk)
-    if approval_verify(review) is not None or approval_current(review) is None:
-        raise Http404(_("Only an approved run with a valid approval can be exported."))
-    if fmt == "docx":
-        content, content_type = memo.memo_docx(review), memo.DOCX_TYPE
-    elif fmt == "pdf":
-        content = memo.memo_pdf(review, request=request)
-        if content is None:
-            return HttpResponse(_("No PDF renderer is installed on this server; download the DOCX memo."),
-                                status=501, content_type="text/plain; charset=utf-8")
-        content_type = "application/pdf"
-    else:
-        raise Http404
+    try:
+        content, content_type = memo_export_service(review=review, fmt=fmt, user=request.user, request=request)
+    except NoRenderer as exc:
+        return HttpResponse(str(exc), status=501, content_type="text/plain; charset=utf-8")
     response = HttpResponse(content, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="lextrace-run-{review.run_id}-memo.{fmt}"'
     return response

@@ -1,6 +1,4 @@
-"""Helpers for the audit tests: append events, and tamper as a superuser would (triggers off)."""
-
-from contextlib import contextmanager
+"""Helpers for the audit tests: append events, and tamper as the table owner could (triggers off)."""
 
 import pytest
 from django.db import connection, transaction
@@ -29,14 +27,19 @@ def append(n: int = 1, **fields) -> list[AuditEvent]:
     return events
 
 
-@contextmanager
-def triggers_off():
-    """What a superuser can do: replica mode skips ordinary triggers. Local to the test transaction."""
-    sql("SET LOCAL session_replication_role = replica")
-    try:
-        yield
-    finally:
-        sql("SET LOCAL session_replication_role = origin")
+def tamper(statement: str, params=None) -> None:
+    """What the owner of the audit tables (or a superuser) can do and the application role cannot:
+    disable the append-only triggers and change rows. Inside the test transaction (rolled back)."""
+    from tests.conftest import sql_as_owner
+
+    sql_as_owner(statement, params, triggers_off=True)
+
+
+def as_owner(statement: str, params=None) -> None:
+    """A statement run by the owner with the triggers in place."""
+    from tests.conftest import sql_as_owner
+
+    sql_as_owner(statement, params)
 
 
 @pytest.fixture

@@ -8,17 +8,16 @@ from django.db import connection, transaction
 from apps.audit.models import AuditEvent
 from apps.audit.services import AuditOutsideTransaction, audit_append
 from apps.audit.verify import chain_verify
-from tests.audit.conftest import head_seq
+from tests.audit.conftest import head_seq, tamper
 
 THREADS, PER_THREAD = 8, 50
 
 
 def remove_committed_events_after(seq: int) -> None:
     # These rows were committed; the test flush leaves audit_event alone (the model is
-    # unmanaged, because the trigger refuses TRUNCATE), so clean up as a superuser would.
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL session_replication_role = replica")
-        cursor.execute("DELETE FROM audit_event WHERE seq > %s", [seq])
+    # unmanaged, because the trigger refuses TRUNCATE), so clean up as the owner could.
+    with transaction.atomic():
+        tamper("DELETE FROM audit_event WHERE seq > %s", [seq])
 
 
 @pytest.mark.django_db(transaction=True)

@@ -8,7 +8,7 @@ from apps.corpus.models import Article, ArticleVersion, ImportBatch
 from apps.corpus.services.importing import corpus_import
 from apps.registry.models import ModelVersion
 from apps.registry.services import model_activate
-from tests.audit.conftest import head_seq, sql
+from tests.audit.conftest import as_owner, head_seq
 from tests.corpus.conftest import jsonl, statute
 
 pytestmark = pytest.mark.django_db
@@ -19,10 +19,11 @@ class BusinessFailure(Exception):
 
 
 def make_audit_inserts_fail():
-    """A real failure of the audit insert (inside the test transaction, so it is rolled back after)."""
-    sql("""CREATE FUNCTION audit_event_test_fail() RETURNS trigger LANGUAGE plpgsql AS $$
+    """A real failure of the audit insert (inside the test transaction, so it is rolled back after).
+    Triggers are the table owner's to add."""
+    as_owner("""CREATE FUNCTION audit_event_test_fail() RETURNS trigger LANGUAGE plpgsql AS $$
            BEGIN RAISE EXCEPTION 'injected audit failure'; END $$""")
-    sql("CREATE TRIGGER audit_event_test_fail BEFORE INSERT ON audit_event FOR EACH ROW EXECUTE FUNCTION audit_event_test_fail()")
+    as_owner("CREATE TRIGGER audit_event_test_fail BEFORE INSERT ON audit_event FOR EACH ROW EXECUTE FUNCTION audit_event_test_fail()")
 
 
 def model_version(n: int) -> ModelVersion:
@@ -63,10 +64,14 @@ def test_a_failed_audit_insert_keeps_the_previous_model_active(personas):
     assert head_seq() == start
 
 
-def test_a_failed_import_and_a_duplicate_write_no_event(personas):
+def test_every_import_outcome_is_an_event_of_its_own(personas):
+    """Published, refused (failed) and duplicate imports each leave one event; a refused import's
+    event commits although the import itself wrote nothing."""
     start = head_seq()
     assert corpus_import(data=b"{broken", filename="statutes.jsonl").status == ImportBatch.Status.FAILED
-    assert head_seq() == start
+    assert head_seq() == start + 1
     assert corpus_import(data=jsonl(statute(264)), filename="statutes.jsonl").status == ImportBatch.Status.PUBLISHED
     assert corpus_import(data=jsonl(statute(264)), filename="statutes.jsonl").status == ImportBatch.Status.DUPLICATE
-    assert list(AuditEvent.objects.filter(seq__gt=start).values_list("action", flat=True)) == ["corpus.import"]
+    events = list(AuditEvent.objects.filter(seq__gt=start).order_by("seq").values_list("action", "after"))
+    assert [a for a, _ in events] == ["corpus.import_failed", "corpus.import", "corpus.import_duplicate"]
+    assert events[0][1]["errors"] >= 1 and events[2][1]["filename"] == "statutes.jsonl"

@@ -13,7 +13,7 @@ from apps.audit.verify import chain_verify
 from apps.corpus.services.importing import corpus_import
 from apps.registry.models import ModelVersion
 from apps.registry.services import model_activate
-from tests.audit.conftest import append, head_seq, sql, triggers_off
+from tests.audit.conftest import append, head_seq, tamper
 from tests.corpus.conftest import jsonl, statute
 
 pytestmark = pytest.mark.django_db
@@ -113,8 +113,7 @@ def test_reviewers_and_admins_see_the_trail_and_its_status_staff_and_anonymous_d
 
 def test_the_page_shows_the_first_broken_seq(personas):
     events = append(3)
-    with triggers_off():
-        sql("UPDATE audit_event SET reason = 'edited' WHERE seq = %s", [events[1].seq])
+    tamper("UPDATE audit_event SET reason = 'edited' WHERE seq = %s", [events[1].seq])
     html = personas.client(personas.reviewer, HTTP_ACCEPT_LANGUAGE="en").get("/audit/").content.decode()
     assert f"Chain broken at seq {events[1].seq}" in html
 

@@ -2,10 +2,11 @@
 by the row triggers of the reviewed tables, and that capture is append-only."""
 
 import pytest
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, ProgrammingError, connection, transaction
 
 from apps.audit.models import AuditRowChange
 from apps.cases.models import Case, DefendantResult
+from tests.audit.conftest import as_owner
 
 pytestmark = pytest.mark.django_db
 
@@ -47,8 +48,15 @@ def test_an_evidence_bundle_change_is_captured_as_its_hash(personas):
 def test_the_capture_cannot_be_changed_or_removed(personas):
     Case.objects.create(team=personas.team_a, title="x", facts="y", offence_date="2020-01-01", defendants=["z"])
     row = AuditRowChange.objects.order_by("-id").first()
-    for statement in ("UPDATE audit_row_change SET tbl = 'x' WHERE id = %s", "DELETE FROM audit_row_change WHERE id = %s"):
-        with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(statement, [row.pk])
-    with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("TRUNCATE audit_row_change")
+    statements = ("UPDATE audit_row_change SET tbl = 'x' WHERE id = %s", "DELETE FROM audit_row_change WHERE id = %s",
+                  "TRUNCATE audit_row_change")
+    for statement in statements:
+        params = [row.pk] if "%s" in statement else None
+        # The application role: refused by privileges (it may only SELECT and INSERT).
+        with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic(), \
+                connection.cursor() as cursor:
+            cursor.execute(statement, params)
+        # The owner: refused by the append-only triggers.
+        with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+            as_owner(statement, params)
+    assert AuditRowChange.objects.filter(pk=row.pk).exists()

@@ -1,4 +1,4 @@
-"""C4 and C5: what a superuser does with triggers off is found, by the chain or by a signed checkpoint."""
+"""C4 and C5: what the owner (or a superuser) does with triggers off is found, by the chain or by a signed checkpoint."""
 
 import dataclasses
 import json
@@ -12,7 +12,7 @@ from apps.audit.canonical import event_hash
 from apps.audit.checkpoint import checkpoint_create, checkpoint_load
 from apps.audit.models import AuditEvent
 from apps.audit.verify import chain_verify
-from tests.audit.conftest import append, sql, triggers_off
+from tests.audit.conftest import append, tamper
 
 pytestmark = pytest.mark.django_db
 
@@ -26,11 +26,10 @@ def checkpoint_now():
 def recompute_chain_from(seq: int) -> None:
     """A DBA covering their tracks: rewrite every hash from ``seq`` on so the chain is consistent again."""
     previous = AuditEvent.objects.get(seq=seq - 1).hash if seq > 1 else "0" * 64
-    with triggers_off():
-        for event in AuditEvent.objects.filter(seq__gte=seq).order_by("seq"):
-            new_hash = event_hash(previous, event.content())
-            sql("UPDATE audit_event SET prev_hash = %s, hash = %s WHERE seq = %s", [previous, new_hash, event.seq])
-            previous = new_hash
+    for event in AuditEvent.objects.filter(seq__gte=seq).order_by("seq"):
+        new_hash = event_hash(previous, event.content())
+        tamper("UPDATE audit_event SET prev_hash = %s, hash = %s WHERE seq = %s", [previous, new_hash, event.seq])
+        previous = new_hash
 
 
 # --- C4: the chain alone ------------------------------------------------------------------------------
@@ -43,8 +42,7 @@ def test_an_intact_chain_verifies(events):
 
 def test_an_edited_event_is_named_by_its_seq(events, capsys):
     victim = events[1]
-    with triggers_off():
-        sql("UPDATE audit_event SET after = %s WHERE seq = %s", ['{"i": 1000}', victim.seq])
+    tamper("UPDATE audit_event SET after = %s WHERE seq = %s", ['{"i": 1000}', victim.seq])
     report = chain_verify()
     assert not report.ok and report.broken_seq == victim.seq
     assert "does not match the event's content" in report.problem
@@ -53,15 +51,13 @@ def test_an_edited_event_is_named_by_its_seq(events, capsys):
 
 
 def test_an_edit_to_a_float_the_canonical_form_cannot_hold_is_a_break_too(events):
-    with triggers_off():
-        sql("UPDATE audit_event SET after = '{\"i\": 1.5}' WHERE seq = %s", [events[3].seq])
+    tamper("UPDATE audit_event SET after = '{\"i\": 1.5}' WHERE seq = %s", [events[3].seq])
     assert chain_verify().broken_seq == events[3].seq
 
 
 def test_a_deleted_middle_event_is_reported_as_a_gap(events):
     victim = events[2]
-    with triggers_off():
-        sql("DELETE FROM audit_event WHERE seq = %s", [victim.seq])
+    tamper("DELETE FROM audit_event WHERE seq = %s", [victim.seq])
     report = chain_verify()
     assert report.broken_seq == victim.seq
     assert report.problem == f"seq {victim.seq} is missing (the next event is {victim.seq + 1})"
@@ -72,10 +68,9 @@ def test_a_deleted_middle_event_is_reported_as_a_gap(events):
 def test_a_relinked_event_is_reported_at_the_broken_link(events):
     victim = events[3]
     forged_prev = "a" * 64
-    with triggers_off():
-        # Self-consistent row, wrong link.
-        victim.prev_hash = forged_prev
-        sql("UPDATE audit_event SET prev_hash = %s, hash = %s WHERE seq = %s", [forged_prev, victim.compute_hash(), victim.seq])
+    # Self-consistent row, wrong link.
+    victim.prev_hash = forged_prev
+    tamper("UPDATE audit_event SET prev_hash = %s, hash = %s WHERE seq = %s", [forged_prev, victim.compute_hash(), victim.seq])
     report = chain_verify()
     assert report.broken_seq == victim.seq and "prev_hash" in report.problem
 
@@ -89,8 +84,7 @@ def test_the_command_prints_ok_for_an_intact_chain(events, capsys):
 
 def test_a_removed_tail_passes_the_chain_but_not_the_checkpoint(events):
     anchor = checkpoint_now()
-    with triggers_off():
-        sql("DELETE FROM audit_event WHERE seq >= %s", [events[3].seq])
+    tamper("DELETE FROM audit_event WHERE seq >= %s", [events[3].seq])
     assert chain_verify().ok, "a cut tail leaves a valid shorter chain: only the anchor can tell"
     report = chain_verify(anchor=anchor)
     assert not report.ok and report.chain_ok and report.anchor_ok is False
@@ -99,8 +93,7 @@ def test_a_removed_tail_passes_the_chain_but_not_the_checkpoint(events):
 
 def test_a_recomputed_chain_passes_the_chain_but_not_the_checkpoint(events):
     anchor = checkpoint_now()
-    with triggers_off():
-        sql("UPDATE audit_event SET reason = 'rewritten' WHERE seq = %s", [events[1].seq])
+    tamper("UPDATE audit_event SET reason = 'rewritten' WHERE seq = %s", [events[1].seq])
     assert chain_verify().broken_seq == events[1].seq
     recompute_chain_from(events[1].seq)
     assert chain_verify().ok, "a fully recomputed chain is self-consistent"
@@ -140,8 +133,7 @@ def test_the_commands_write_and_check_a_checkpoint_file(events, tmp_path, capsys
     call_command("verify_audit_chain", anchor=str(path))
     assert "matches checkpoint" in capsys.readouterr().out
 
-    with triggers_off():
-        sql("DELETE FROM audit_event WHERE seq = %s", [events[-1].seq])
+    tamper("DELETE FROM audit_event WHERE seq = %s", [events[-1].seq])
     with pytest.raises(CommandError, match="anchor MISMATCH"):
         call_command("verify_audit_chain", anchor=str(path))
 
@@ -160,8 +152,7 @@ def test_the_commands_write_and_check_a_checkpoint_file(events, tmp_path, capsys
 
 
 def test_no_checkpoint_is_written_for_a_broken_chain(events, tmp_path):
-    with triggers_off():
-        sql("UPDATE audit_event SET reason = 'x' WHERE seq = %s", [events[0].seq])
+    tamper("UPDATE audit_event SET reason = 'x' WHERE seq = %s", [events[0].seq])
     with pytest.raises(CommandError, match="no checkpoint written"):
         call_command("audit_checkpoint", out=str(tmp_path / "cp.json"))
     assert not (tmp_path / "cp.json").exists()

@@ -2,10 +2,10 @@
 and no list, search, export or htmx fragment mentions them."""
 
 import pytest
-from rest_framework.authtoken.models import Token
 
 from apps.cases.models import Case, JudgmentRun
 from apps.cases.services.uploads import case_upload_create
+from tests.conftest import api_token_for
 
 pytestmark = pytest.mark.django_db
 
@@ -105,8 +105,8 @@ def test_a_case_cannot_be_filed_under_another_team(personas):
 
 
 def test_the_api_answers_404_to_another_team_with_a_token(team_a_objects, personas):
-    token = Token.objects.create(user=personas.staff_b)
-    client = personas.client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    token = api_token_for(personas.staff_b)
+    client = personas.client(HTTP_AUTHORIZATION=f"Token {token}")
     for url in api_urls(team_a_objects):
         assert client.get(url).status_code == 404, url
     run, case = team_a_objects["run"], team_a_objects["case"]

@@ -2,11 +2,10 @@
 by the real Celery worker on the demo graph, its planner steps stored in the bundle and shown."""
 
 import pytest
-from rest_framework.authtoken.models import Token
 
 from apps.cases.models import JudgmentRun, RunEvent
 from tests.cases.conftest import make_case
-from tests.conftest import wait_for
+from tests.conftest import api_token_for, wait_for
 
 
 def finished(run_id: int):
@@ -20,8 +19,8 @@ def test_an_agentic_run_requested_through_the_api_runs_on_the_worker_and_stores_
                                                                                                celery_worker_process):
     from django.test import Client
 
-    token = Token.objects.create(user=live.staff_a)
-    api = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    token = api_token_for(live.staff_a)
+    api = Client(HTTP_AUTHORIZATION=f"Token {token}")
     case = make_case(live.staff_a, live.team_a)
     response = api.post(f"/api/v1/cases/{case.pk}/runs/", {"strategy": "statistical", "mode": "agentic"},
                         content_type="application/json")
@@ -82,8 +81,8 @@ def test_the_mode_is_chosen_in_the_run_form_and_shown(personas, judging_corpus, 
 
 @pytest.mark.django_db
 def test_an_unknown_mode_is_refused_by_the_api(personas):
-    token = Token.objects.create(user=personas.staff_a)
-    api = personas.client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    token = api_token_for(personas.staff_a)
+    api = personas.client(HTTP_AUTHORIZATION=f"Token {token}")
     case = make_case(personas.staff_a, personas.team_a)
     response = api.post(f"/api/v1/cases/{case.pk}/runs/", {"mode": "wander"}, content_type="application/json")
     assert response.status_code == 400 and "mode" in response.json().get("errors", response.json())

@@ -7,19 +7,19 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.management import call_command
 from django.test import override_settings
-from rest_framework.authtoken.models import Token
 
 from apps.cases.models import Case, JudgmentRun
 from apps.cases.services.runs import judgment_execute
 from tests.cases.conftest import demo_case, make_case, make_run
+from tests.conftest import api_token_for
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def api(personas):
-    token = Token.objects.create(user=personas.staff_a)
-    return personas.client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    token = api_token_for(personas.staff_a)
+    return personas.client(HTTP_AUTHORIZATION=f"Token {token}")
 
 
 def case_payload(team, **extra):

@@ -185,17 +185,6 @@ def test_the_pages_speak_chinese_and_english(personas, judged_run, compiled_cata
     assert "审查" in evidence and "Candidate articles" not in evidence
 
 
-def test_api_token_page_creates_and_replaces_the_token(personas):
-    from rest_framework.authtoken.models import Token
-
-    client = personas.client(personas.staff_a)
-    client.post("/cases/api-token/")
-    first = Token.objects.get(user=personas.staff_a).key
-    assert first in client.get("/cases/api-token/").content.decode()
-    client.post("/cases/api-token/")
-    assert Token.objects.get(user=personas.staff_a).key != first
-
-
 def test_the_evidence_include_renders_a_bundle_that_failed_before_any_evidence(db):
     """Other apps include the viewer for any bundle, including one whose pipeline stopped early."""
     from django.template.loader import render_to_string

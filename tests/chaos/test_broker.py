@@ -25,22 +25,25 @@ ENQUEUE_PINGS = ("import json; from apps.core.services import worker_ping_reques
 
 
 def test_d6_queued_tasks_survive_a_broker_restart_with_aof():
+    from django.conf import settings
+
+    queue = settings.HEALTH_PING_QUEUE  # pings have a queue of their own (apps/core/services.py)
     with ScratchRedis(aof=True) as broker:
         env = {"DB_NAME": session_db_name(), "REDIS_URL": broker.url(), "CELERY_BROKER_URL": broker.url()}
         sent = manage("shell", "-c", ENQUEUE_PINGS.format(n=50), env=env)
         assert sent.returncode == 0, sent.stderr
         ids = json.loads(sent.stdout.strip().splitlines()[-1])
-        assert len(ids) == 50 and broker.client().llen("default") == 50
+        assert len(ids) == 50 and broker.client().llen(queue) == 50
         time.sleep(1.2)  # appendfsync everysec; SHUTDOWN also flushes the AOF
         broker.shutdown()
         broker.start()  # same port, same directory: the AOF is replayed
-        assert broker.client().llen("default") == 50
-        with WorkerProcess(broker_url=broker.url(), db_name=session_db_name()):
+        assert broker.client().llen(queue) == 50
+        with WorkerProcess(broker_url=broker.url(), db_name=session_db_name(), queues=queue):
             answered = wait_for(lambda: WorkerPing.objects.filter(pk__in=ids, answered_at__isnull=False).count() == 50,
                                 timeout=90, interval=0.5)
         assert answered, WorkerPing.objects.filter(pk__in=ids, answered_at__isnull=False).count()
         # Each exactly once: one answering worker per ping, and nothing left in the queue.
-        assert broker.client().llen("default") == 0
+        assert broker.client().llen(queue) == 0
 
 
 def test_d7_a_submission_while_the_broker_is_dead_is_kept_and_the_reconciler_finishes_it(live):

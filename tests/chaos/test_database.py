@@ -13,7 +13,7 @@ import pytest
 from django.db import connection
 
 from apps.cases.services.runs import judgment_execute
-from apps.core.backup import ScratchCluster, Target, backup_create, backup_restore, restore_drill
+from apps.core.backup import ScratchCluster, Target, backup_create, backup_restore, restore_drill, source_owner
 from tests.cases.conftest import make_case, make_run
 from tests.faults import ROOT, manage
 
@@ -37,13 +37,16 @@ def test_h2_h3_the_drill_restores_into_a_fresh_cluster_and_everything_verifies(l
     assert report.ok, json.dumps(report.as_dict(), ensure_ascii=False, indent=1)
     assert "data_checksums=on" in steps["fresh cluster"].detail  # H3
     assert "ok:" in steps["audit chain"].detail and "0 changed" in steps["stored judgment"].detail
+    assert "owns nothing" in steps["roles"].detail  # restored by the owner; the app role is least-privileged
 
 
 def test_h1_committed_writes_survive_an_immediate_stop_and_the_writer_reconnects(live, tmp_path):
     archive = backup_create(tmp_path / "seed.dump", source=source())["path"]
-    with ScratchCluster() as cluster:
+    from django.conf import settings
+
+    with ScratchCluster(user=settings.DB_APP_USER, owner=source_owner(source())) as cluster:
         target = cluster.target("lextrace_h1")
-        backup_restore(archive, target=target)
+        backup_restore(archive, target=cluster.owner_target("lextrace_h1"), app=cluster.user)
         env = {"DB_HOST": "127.0.0.1", "DB_PORT": str(cluster.port), "DB_NAME": target.name,
                "DB_USER": target.user, "DB_PASSWORD": target.password}
         # The application's own write path (case_create, audit in the same transaction), in a loop

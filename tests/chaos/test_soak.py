@@ -15,13 +15,12 @@ import uuid
 import psutil
 import pytest
 from django.conf import settings
-from rest_framework.authtoken.models import Token
 
 from apps.accounts.models import Role, Team
 from apps.accounts.services import user_create
 from apps.cases.models import Case, JudgmentRun
 from tests.cases.conftest import demo_case, ensure_judging_corpus
-from tests.conftest import wait_for
+from tests.conftest import api_token_for, wait_for
 from tests.faults import Gunicorn, WorkerProcess, own_queue, session_db_name
 
 pytestmark = [pytest.mark.n, pytest.mark.worker, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -51,7 +50,7 @@ def test_i3_a_bounded_soak_keeps_memory_files_and_queue_flat():
     tag = uuid.uuid4().hex[:6]
     team = Team.objects.create(name=f"Soak {tag}")
     user = user_create(username=f"soak_{tag}", password="soak-password-1", roles=[Role.STAFF], teams=[team])
-    token = Token.objects.create(user=user).key
+    token = api_token_for(user)
     queue, record = own_queue(), demo_case()
     env = {"DB_NAME": session_db_name(), "LEXTRACE_API_RATE_USER": "100000/hour",
            "LEXTRACE_API_RATE_RUNS": "100000/hour", "CELERY_TASK_DEFAULT_QUEUE": queue}

@@ -1,5 +1,18 @@
 import pytest
 from django.conf import settings
+from django.test import Client
+
+
+@pytest.fixture(autouse=True)
+def fresh_report(settings):
+    """Each request computes the report (the caching itself is tested below)."""
+    settings.HEALTH_CACHE_S = 0
+
+
+@pytest.fixture
+def client(personas):
+    """Signed in: anonymous callers get the status alone (test_anonymous_callers_get_the_status_only)."""
+    return personas.client(personas.staff_a)
 
 
 @pytest.mark.django_db
@@ -26,6 +39,79 @@ def test_the_health_page_is_public_and_shows_the_components(client):
     page = response.content.decode()
     for name in ("database", "extensions", "broker", "worker", "model", "redelivery"):
         assert name in page
+    anonymous = Client().get("/health/", HTTP_ACCEPT_LANGUAGE="en")
+    assert anonymous.status_code == 200 and "redelivery" not in anonymous.content.decode()
+    assert "Sign in to see the state of each component." in anonymous.content.decode()
+
+
+@pytest.mark.django_db
+def test_anonymous_callers_get_the_status_only():
+    body = Client().get("/healthz").json()
+    assert set(body) == {"status"} and body["status"] in ("ok", "degraded")
+
+
+@pytest.mark.django_db
+def test_the_report_is_computed_once_per_period_and_never_broadcasts_to_workers(settings, monkeypatch):
+    """Anonymous /healthz used to ping every worker over the broker (about 1 s per call); now the
+    report is cached for LEXTRACE_HEALTH_CACHE_SECONDS and the worker check reads heartbeats."""
+    from django.core.cache import cache
+
+    from apps.core import health
+    from apps.core.operations import worker_alive_mark
+    from worker.celery import app
+
+    def no_broadcast(*args, **kwargs):
+        raise AssertionError("a Celery broadcast from /healthz")
+
+    monkeypatch.setattr(app.control, "ping", no_broadcast)
+    settings.HEALTH_CACHE_S = 30
+    cache.delete(health.CACHE_KEY)
+    computed = []
+    real = health.health_report
+    monkeypatch.setattr(health, "health_report", lambda: computed.append(1) or real())
+    worker_alive_mark("heartbeat-test@localhost")
+    try:
+        bodies = [Client().get("/healthz").json() for _ in range(20)]
+        assert len(computed) == 1 and all(b == bodies[0] for b in bodies)
+        checks = {c["name"]: c for c in health.health_report_cached()["checks"]}
+        assert checks["worker"]["ok"] and "alive" in checks["worker"]["detail"]
+        # Expired: one recomputation, by whichever request comes first.
+        cache.set(health.CACHE_KEY, {**cache.get(health.CACHE_KEY), "at": 0}, timeout=60)
+        Client().get("/healthz")
+        assert len(computed) == 2
+    finally:
+        cache.delete(health.CACHE_KEY)
+
+
+@pytest.mark.django_db
+def test_worker_pings_are_throttled_per_user_and_leave_the_judgment_queue_alone(personas, settings,
+                                                                              django_capture_on_commit_callbacks):
+    from celery.signals import before_task_publish
+    from django.core.cache import cache
+
+    import time
+
+    settings.HEALTH_PING_RATE = "3/hour"  # an hour: the window cannot roll over during the test
+    routed = []
+
+    def record(sender=None, routing_key=None, **kwargs):
+        routed.append((sender, routing_key))
+
+    before_task_publish.connect(record, weak=False)
+    # A counter an earlier run left for a user of the same id.
+    cache.delete_many([f"ping-rate:{u.pk}:{int(time.time() // 3600)}" for u in (personas.staff_a, personas.staff_b)])
+    try:
+        client, other = personas.client(personas.staff_a), personas.client(personas.staff_b)
+        with django_capture_on_commit_callbacks(execute=True):  # the ping is sent once its row commits
+            codes = [client.post("/health/pings/").status_code for _ in range(5)]
+        assert codes[:3] == [302, 302, 302] and 429 in codes[3:], codes
+        refused = client.post("/health/pings/")
+        assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+        assert other.post("/health/pings/").status_code == 302  # per user
+    finally:
+        before_task_publish.disconnect(record)
+    pings = [key for name, key in routed if name == "worker.tasks.worker_ping"]
+    assert pings and set(pings) == {settings.HEALTH_PING_QUEUE} and settings.HEALTH_PING_QUEUE != "default"
 
 
 @pytest.mark.django_db

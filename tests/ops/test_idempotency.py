@@ -5,17 +5,17 @@ import time
 import uuid
 
 import pytest
-from rest_framework.authtoken.models import Token
 
 from apps.cases.models import Case
 from apps.cases.services.idempotency import idempotent_create
 from tests.cases.conftest import demo_case
+from tests.conftest import api_token_for
 
 
 @pytest.fixture
 def api(personas):
-    token = Token.objects.create(user=personas.staff_a)
-    return personas.client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    token = api_token_for(personas.staff_a)
+    return personas.client(HTTP_AUTHORIZATION=f"Token {token}")
 
 
 def payload(team):

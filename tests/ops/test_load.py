@@ -18,13 +18,12 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.conf import settings
 from django.db import connection
-from rest_framework.authtoken.models import Token
 
 from apps.accounts.models import Role, Team
 from apps.accounts.services import user_create
 from apps.cases.models import Case, JudgmentRun
 from tests.cases.conftest import demo_case, ensure_judging_corpus
-from tests.conftest import wait_for
+from tests.conftest import api_token_for, wait_for
 from tests.faults import Gunicorn, WorkerProcess
 
 pytestmark = [pytest.mark.c, pytest.mark.worker, pytest.mark.slow]
@@ -63,8 +62,8 @@ def test_i1_h7_100_concurrent_submissions_only_2xx_or_429_one_case_each_and_the_
     ensure_judging_corpus()
     tag = uuid.uuid4().hex[:6]
     team = Team.objects.create(name=f"Load {tag}")
-    tokens = [Token.objects.create(user=user_create(username=f"load_{tag}_{i}", password="load-password-1",
-                                                     roles=[Role.STAFF], teams=[team])).key for i in range(USERS)]
+    tokens = [api_token_for(user_create(username=f"load_{tag}_{i}", password="load-password-1",
+                                                     roles=[Role.STAFF], teams=[team])) for i in range(USERS)]
     db = connection.settings_dict["NAME"]
     queue = f"load-{tag}"
     record = demo_case()

@@ -8,6 +8,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from apps.evaluation.models import EvaluationRun
+from tests.conftest import as_owner
 
 LAST = "0003_evaluationrun_mode"
 BEFORE = "0002_exclude_self"
@@ -29,27 +30,31 @@ def test_a_migration_blocked_by_a_reader_gives_up_after_the_lock_timeout_and_cha
     table = EvaluationRun._meta.db_table
     db = connection.settings_dict
     settings.MIGRATION_LOCK_TIMEOUT = "1s"
-    call_command("migrate", "evaluation", BEFORE, verbosity=0)  # un-apply the last migration (drops a column)
+    # Migrations are the owner role's (docs/OPERATIONS.md, "Database roles"); the reader is the application.
+    with as_owner():
+        call_command("migrate", "evaluation", BEFORE, verbosity=0)  # un-apply the last migration (drops a column)
     assert "mode" not in _columns(table)
     reader = psycopg.connect(host=db["HOST"], port=db["PORT"], user=db["USER"], password=db["PASSWORD"],
                              dbname=db["NAME"])
     try:
         # A long report holds ACCESS SHARE on the table; ADD COLUMN needs ACCESS EXCLUSIVE.
         reader.execute(f"LOCK TABLE {table} IN ACCESS SHARE MODE")
-        started = time.monotonic()
-        with pytest.raises(Exception) as refused:
-            call_command("migrate", "evaluation", verbosity=0)
-        elapsed = time.monotonic() - started
+        with as_owner():
+            started = time.monotonic()
+            with pytest.raises(Exception) as refused:
+                call_command("migrate", "evaluation", verbosity=0)
+            elapsed = time.monotonic() - started
+            # The session is left as it was (no lock_timeout leaks into later work on this connection).
+            with connection.cursor() as cursor:
+                cursor.execute("SHOW lock_timeout")
+                assert cursor.fetchone()[0] == "0"
         assert "lock timeout" in str(refused.value)
         assert elapsed < 10, elapsed
         # The migration's transaction rolled back whole: no column, no record of it.
         assert "mode" not in _columns(table) and not _applied(LAST)
-        # The session is left as it was (no lock_timeout leaks into later work on this connection).
-        with connection.cursor() as cursor:
-            cursor.execute("SHOW lock_timeout")
-            assert cursor.fetchone()[0] == "0"
     finally:
         reader.rollback()
         reader.close()
-        call_command("migrate", "evaluation", verbosity=0)
+        with as_owner():
+            call_command("migrate", "evaluation", verbosity=0)
     assert "mode" in _columns(table) and _applied(LAST)

@@ -6,11 +6,11 @@ import re
 
 import pytest
 from django.conf import settings
-from rest_framework.authtoken.models import Token
 
 from apps.cases.models import Case
 from apps.core.models import WorkerPing
 from tests.cases.conftest import demo_case
+from tests.conftest import api_token_for
 
 pytestmark = pytest.mark.django_db
 
@@ -62,7 +62,7 @@ def test_the_api_with_a_session_needs_the_token(personas):
 
 
 def test_the_api_with_a_token_needs_no_csrf_token(personas):
-    key = Token.objects.create(user=personas.staff_a).key
+    key = api_token_for(personas.staff_a)
     client = personas.client(enforce_csrf_checks=True, HTTP_AUTHORIZATION=f"Token {key}")
     response = client.post("/api/v1/cases/", api_case(personas.team_a), content_type="application/json")
     assert response.status_code == 201

@@ -5,16 +5,16 @@ import pytest
 from django.conf import settings
 from django.core.cache import cache
 from django.test import override_settings
-from rest_framework.authtoken.models import Token
 
 from apps.cases.models import Case
+from tests.conftest import api_token_for
 
 pytestmark = pytest.mark.django_db
 RATE = 20
 
 
 def test_sixty_rapid_submissions_get_429s_beyond_the_rate_and_no_server_error(personas):
-    key = Token.objects.create(user=personas.staff_a).key
+    key = api_token_for(personas.staff_a)
     client = personas.client(HTTP_AUTHORIZATION=f"Token {key}")
     body = {"team": personas.team_a.pk, "title": "flood", "facts": "被告人于2020年1月1日盗窃财物。",
             "offence_date": "2020-01-01", "defendants": ["甲"]}

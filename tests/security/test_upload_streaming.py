@@ -64,14 +64,14 @@ def _multipart(parts: list[tuple[str, str | None, bytes]]) -> tuple[str, bytes]:
 def test_g1_gunicorn_refuses_an_announced_200_mb_body_at_once_and_leaves_no_temporary_file(tmp_path):
     from django.db import connection
 
-    from rest_framework.authtoken.models import Token
+    from tests.conftest import api_token_for
 
     from apps.accounts.models import Role, Team
     from apps.accounts.services import user_create
 
     team = Team.objects.create(name="G1 team")
-    token = Token.objects.create(user=user_create(username="g1_staff", password="g1-password-123",
-                                                  roles=[Role.STAFF], teams=[team])).key
+    token = api_token_for(user_create(username="g1_staff", password="g1-password-123",
+                                                  roles=[Role.STAFF], teams=[team]))
     tmp = tmp_path / "server-tmp"
     tmp.mkdir()
     env = {"DB_NAME": connection.settings_dict["NAME"], "TMPDIR": str(tmp)}

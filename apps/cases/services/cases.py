@@ -26,6 +26,16 @@ class CaseConflict(ValidationError):
     """The case changed since the editor loaded it (optimistic locking on ``version``)."""
 
 
+class CaseUnderHold(CaseConflict):
+    """The case is under legal hold (apps.review): it is preserved as it is, so no edit (HTTP 409)."""
+
+
+def _hold_active(case_pk: int) -> bool:
+    from django.apps import apps
+
+    return apps.get_model("review", "LegalHold").objects.filter(case_id=case_pk, released_at__isnull=True).exists()
+
+
 def defendants_parse(text: str) -> list[str]:
     """Names from a form field: one per line, or separated by commas, 、 or semicolons."""
     return [name.strip() for name in _SEPARATORS.split(text or "") if name.strip()]
@@ -94,6 +104,9 @@ def case_create(*, user: User, team: Team, facts: str, offence_date: dt.date, de
     CaseRevision.objects.create(case=case, version=case.version, changed_by=user, changed_fields=list(EDITABLE_FIELDS),
                                 before=None, after=case_snapshot(case))
     audit_append(action="case.create", obj=case, actor=user, after=_audit_view(case))
+    if upload is not None:
+        # The intake preview's confirmation: the extracted text (as the user left it) became this case.
+        audit_append(action="case.upload_confirm", obj=upload, actor=user, after={"case": case.pk})
     return case
 
 
@@ -113,7 +126,11 @@ def case_update(*, case: Case, user: User, expected_version: int | None = None, 
     ``expected_version`` is the version the editor saw: if someone saved in
     between, CaseConflict is raised instead of silently overwriting their change.
     """
+    # The row lock also orders this edit with legal_hold_set, which locks the case first too.
     locked = Case.objects.select_for_update().get(pk=case.pk)
+    if _hold_active(locked.pk):
+        raise CaseUnderHold(_("This case is under legal hold: it is kept as it is and cannot be edited "
+                              "until the hold is released."))
     if expected_version is not None and locked.version != expected_version:
         raise CaseConflict(_("Someone else changed this case (now version %(now)d, you edited version %(was)d). "
                              "Reload it and apply your change again.")

@@ -172,23 +172,25 @@ def judgment_retry(*, run: JudgmentRun, user) -> JudgmentRun:
 
 
 def judgment_cancel(*, run: JudgmentRun, user) -> JudgmentRun:
-    """Cancel a queued run at once; ask a running one to stop at its next stage."""
+    """Cancel a queued run at once; ask a running one to stop at its next stage. Audited (run.cancel)."""
     now = timezone.now()
-    if JudgmentRun.objects.filter(pk=run.pk, status=JudgmentRun.Status.QUEUED).update(
-            status=JudgmentRun.Status.CANCELLED, cancel_requested=True, cancel_requested_by=user, finished_at=now,
-            message=MSG_CANCELLED_QUEUED):
-        return JudgmentRun.objects.get(pk=run.pk)
-    if not JudgmentRun.objects.filter(pk=run.pk, status=JudgmentRun.Status.RUNNING).update(
-            cancel_requested=True, cancel_requested_by=user):
-        raise ValidationError(_("This run has already finished."))
-    # Nobody holds the run's lock: its worker is gone and no attempt will see the flag.
-    with run_lock(run.pk) as held:
-        if held:
-            with transaction.atomic():
+    # The run's lock is free when no worker executes it: a 'running' run whose worker is gone
+    # would never see the flag, so it is cancelled outright.
+    with run_lock(run.pk) as no_worker, transaction.atomic():
+        locked = JudgmentRun.objects.select_for_update().get(pk=run.pk)
+        before = locked.status
+        if locked.status == JudgmentRun.Status.QUEUED or (locked.status == JudgmentRun.Status.RUNNING and no_worker):
+            if locked.status == JudgmentRun.Status.RUNNING:
                 RunAttempt.objects.filter(run_id=run.pk, status=RunAttempt.Status.RUNNING).update(
                     status=RunAttempt.Status.ABORTED, finished_at=now, message=MSG_WORKER_LOST)
-                JudgmentRun.objects.filter(pk=run.pk, status=JudgmentRun.Status.RUNNING).update(
-                    status=JudgmentRun.Status.CANCELLED, finished_at=now, message=MSG_CANCELLED)
+            locked.status, locked.finished_at = JudgmentRun.Status.CANCELLED, now
+            locked.message = MSG_CANCELLED_QUEUED if before == JudgmentRun.Status.QUEUED else MSG_CANCELLED
+        elif locked.status != JudgmentRun.Status.RUNNING:
+            raise ValidationError(_("This run has already finished."))
+        locked.cancel_requested, locked.cancel_requested_by = True, user
+        locked.save(update_fields=["status", "finished_at", "message", "cancel_requested", "cancel_requested_by"])
+        audit_append(action="run.cancel", obj=locked, actor=user, before={"status": before},
+                     after={"status": locked.status, "cancel_requested": True})
     return JudgmentRun.objects.get(pk=run.pk)
 
 

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
 from apps.audit.services import audit_append
@@ -497,7 +497,19 @@ def _finish(batch: ImportBatch, status: str, *, counts: dict | None = None, erro
     batch.counts = counts or {}
     batch.errors = [{"line": e.line, "reason": e.reason} for e in (errors or [])][:500]
     batch.finished_at = timezone.now()
-    batch.save(update_fields=["status", "kind", "format", "counts", "errors", "report", "finished_at"])
+    fields = ["status", "kind", "format", "counts", "errors", "report", "finished_at"]
+    try:
+        with transaction.atomic():
+            batch.save(update_fields=fields)
+            if status != ImportBatch.Status.PUBLISHED:  # a publication is audited with its data, above
+                audit_append(action=f"corpus.import_{status}", obj=batch, actor=batch.created_by,
+                             after={"kind": batch.kind, "filename": batch.filename, "sha256": batch.sha256,
+                                    "errors": len(batch.errors)})
+    except DatabaseError:
+        # The trail cannot be written: still end the batch (never left 'running'), and say so loudly.
+        log.exception("corpus import %s: its %s outcome could not be audited", batch.pk, status)
+        batch.save(update_fields=fields)
+        raise
     log.info("corpus import %s: %s %s", batch.filename, status, json.dumps(batch.counts, ensure_ascii=False))
     return batch
 

@@ -144,10 +144,6 @@ def bm25_index_build(*, target: str, tokenizer: Tokenizer | None = None, documen
     return index
 
 
-def _hnsw_index_name(index: SearchIndex) -> str:
-    return f"corpus_densevector_hnsw_{index.pk}"
-
-
 def dense_index_build(*, target: str, backend, backend_name: str, artefact_dir: str = "", progress: Progress = None,
                       batch_size: int = 256, tokens: list[list[str]] | None = None) -> SearchIndex:
     """Embed every document with ``backend`` and build an HNSW index over them.
@@ -199,12 +195,16 @@ def _create_hnsw(index: SearchIndex, dim: int) -> None:
         # Inside a larger transaction the vectors' deferred FK checks must run
         # first: PostgreSQL refuses CREATE INDEX with pending trigger events.
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        # Partial expression index: the column holds vectors of several models
-        # (dimensions); each index gets an HNSW graph over its own rows.
-        cursor.execute(
-            f"CREATE INDEX IF NOT EXISTS {_hnsw_index_name(index)} ON corpus_densevector "
-            f"USING hnsw ((vector::vector({int(dim)})) vector_cosine_ops) WHERE index_id = {int(index.pk)}"
-        )
+        # A partial expression index, one per search index: the column holds vectors of several
+        # models (dimensions); each index gets an HNSW graph over its own rows. Created by the
+        # owner's function (apps/core/migrations/0003_definer_functions.py): the application role
+        # owns no table, and CREATE INDEX needs the owner.
+        cursor.execute("SELECT corpus_hnsw_index_create(%s, %s)", [int(index.pk), int(dim)])
+
+
+def _drop_hnsw(index: SearchIndex) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT corpus_hnsw_index_drop(%s)", [int(index.pk)])
 
 
 class IndexBuildBusy(RuntimeError):
@@ -235,8 +235,7 @@ def abandoned_builds_discard() -> list[int]:
     targets = (SearchIndex.Target.ARTICLES, SearchIndex.Target.PRECEDENTS)
     abandoned = list(SearchIndex.objects.filter(status=SearchIndex.Status.BUILDING, active=False, target__in=targets))
     for index in abandoned:
-        with connection.cursor() as cursor:
-            cursor.execute(f"DROP INDEX IF EXISTS {_hnsw_index_name(index)}")
+        _drop_hnsw(index)
         DenseVector.objects.filter(index=index).delete()
         if index.artefact_dir:
             shutil.rmtree(index.artefact_dir, ignore_errors=True)
@@ -297,8 +296,7 @@ def search_index_drop(*, index: SearchIndex) -> None:
     """Remove an inactive index, its vectors, HNSW index and artefacts."""
     if index.active:
         raise ValueError("refusing to drop the active index; build a replacement first")
-    with connection.cursor() as cursor:
-        cursor.execute(f"DROP INDEX IF EXISTS {_hnsw_index_name(index)}")
+    _drop_hnsw(index)
     index.delete()
     if index.artefact_dir:
         shutil.rmtree(index.artefact_dir, ignore_errors=True)

@@ -14,7 +14,9 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int)
 
     def handle(self, *args, path, database, host=None, port=None, **options):
-        target = Target.from_settings(name=database)
+        # As the owner role: it creates the database and owns what is restored (DB_OWNER_USER and
+        # DB_OWNER_PASSWORD; docs/OPERATIONS.md, "Database roles").
+        target = Target.from_settings(name=database, owner=True)
         target.host = host or target.host
         target.port = port or target.port
         try:
