@@ -29,16 +29,41 @@ def _article_node(props: dict, charges=()) -> ArticleNode:
 
 
 class AgeGraphStore:
-    """Implements worker.agents.ports.GraphStore. Lists are ordered as documented there."""
+    """Implements worker.agents.ports.GraphStore. Lists are ordered as documented there.
+
+    One store is one snapshot: what it has read it keeps (cases, articles, checklists, texts), so a
+    judgment reads each node once however often its stages ask. Make a new store per judgment (the
+    services do); a long-lived one would not see later imports.
+    """
 
     def __init__(self, graph: str = age.GRAPH_NAME):
         self.graph = graph
+        self._case_cache: dict[int, CaseNode | None] = {}
+        self._memo_cache: dict[tuple, object] = {}
+
+    def _memo(self, key: tuple, fetch):
+        if key not in self._memo_cache:
+            self._memo_cache[key] = fetch()
+        value = self._memo_cache[key]
+        return list(value) if isinstance(value, list) else value  # callers may sort or extend their copy
 
     def _q(self, query: str, params: dict | None = None, columns=("result",)) -> list[tuple]:
         return age.cypher(query, params or {}, columns=columns, graph=self.graph)
 
     # -- fact graph -----------------------------------------------------------
+    def cases(self, case_pks) -> list[CaseNode]:
+        """The cases that exist among ``case_pks``, by pk, read in one batch for those not read yet."""
+        wanted = sorted({int(pk) for pk in case_pks})
+        missing = [pk for pk in wanted if pk not in self._case_cache]
+        if missing:
+            found = {c.pk: c for c in self._fetch_cases(missing)}
+            self._case_cache.update({pk: found.get(pk) for pk in missing})
+        return [c for pk in wanted if (c := self._case_cache[pk]) is not None]
+
     def _cases(self, pks: list[int]) -> list[CaseNode]:
+        return self.cases(pks)
+
+    def _fetch_cases(self, pks: list[int]) -> list[CaseNode]:
         if not pks:
             return []
         charges = dict(self._q("MATCH (c:Case)-[:CONVICTED_OF]->(o:Offence) WHERE c.pk IN $pks RETURN c.pk, collect(o.name)",
@@ -60,8 +85,9 @@ class AgeGraphStore:
         ]
 
     def case(self, case_pk: int) -> CaseNode | None:
-        found = self._cases([case_pk])
-        return found[0] if found else None
+        if case_pk not in self._case_cache:
+            self.cases([case_pk])
+        return self._case_cache.get(int(case_pk))
 
     def cases_of_offence(self, charge: str, limit: int = 50) -> list[CaseNode]:
         rows = self._q("MATCH (c:Case)-[:CONVICTED_OF]->(o:Offence) WHERE o.name = $name RETURN c.pk ORDER BY c.pk LIMIT $limit",
@@ -77,10 +103,12 @@ class AgeGraphStore:
         return sorted(nodes, key=lambda a: (a.law, a.number, a.sub))
 
     def articles_of_case(self, case_pk: int) -> list[ArticleNode]:
-        return self._articles("MATCH (c:Case)-[:CITES]->(a:Article) WHERE c.pk = $pk RETURN a", {"pk": case_pk})
+        return self._memo(("articles_of_case", case_pk), lambda: self._articles(
+            "MATCH (c:Case)-[:CITES]->(a:Article) WHERE c.pk = $pk RETURN a", {"pk": case_pk}))
 
     def articles_defining(self, charge: str) -> list[ArticleNode]:
-        return self._articles("MATCH (a:Article)-[:DEFINES]->(o:Offence) WHERE o.name = $name RETURN a", {"name": charge})
+        return self._memo(("articles_defining", charge), lambda: self._articles(
+            "MATCH (a:Article)-[:DEFINES]->(o:Offence) WHERE o.name = $name RETURN a", {"name": charge}))
 
     def offences(self) -> list[str]:
         return [r[0] for r in self._q("MATCH (o:Offence) RETURN o.name ORDER BY o.name", columns=("name",))]
@@ -110,14 +138,21 @@ class AgeGraphStore:
 
     # -- rule graph -----------------------------------------------------------
     def article(self, article_pk: int) -> ArticleNode | None:
-        found = self._articles("MATCH (a:Article) WHERE a.pk = $pk RETURN a", {"pk": article_pk})
+        found = self._memo(("article", article_pk),
+                           lambda: self._articles("MATCH (a:Article) WHERE a.pk = $pk RETURN a", {"pk": article_pk}))
         return found[0] if found else None
 
     def article_texts(self, article_pk: int) -> list[ArticleText]:
+        return self._memo(("article_texts", article_pk), lambda: self._article_texts(article_pk))
+
+    def _article_texts(self, article_pk: int) -> list[ArticleText]:
         return [ArticleText(version_pk=v.pk, article_pk=article_pk, text=v.text, valid_from=v.valid_from, valid_to=v.valid_to)
                 for v in ArticleVersion.objects.filter(article_id=article_pk).order_by(F("valid_from").asc(nulls_first=True), "pk")]
 
     def checklist(self, article_pk: int, version_pk: int | None = None) -> list[ChecklistEntry]:
+        return self._memo(("checklist", article_pk, version_pk), lambda: self._checklist(article_pk, version_pk))
+
+    def _checklist(self, article_pk: int, version_pk: int | None) -> list[ChecklistEntry]:
         rows = self._q("MATCH (a:Article)-[:HAS_CHECK]->(i:ChecklistItem) WHERE a.pk = $pk AND i.variant = 'main' RETURN i",
                        {"pk": article_pk}, ("i",))
         items = [r[0]["properties"] for r in rows]
@@ -129,6 +164,9 @@ class AgeGraphStore:
                        for i in items if i["version_pk"] == version_pk), key=lambda e: e.order)
 
     def interpretations(self, article_pk: int) -> list[InterpretationNode]:
+        return self._memo(("interpretations", article_pk), lambda: self._interpretations(article_pk))
+
+    def _interpretations(self, article_pk: int) -> list[InterpretationNode]:
         rows = self._q("MATCH (i:Interpretation)-[:INTERPRETS]->(a:Article) WHERE a.pk = $pk RETURN i.pk", {"pk": article_pk}, ("pk",))
         return [InterpretationNode(pk=i.pk, source=i.source, para=i.para, text=i.text)
                 for i in Interpretation.objects.filter(pk__in=[r[0] for r in rows]).order_by("pk")]

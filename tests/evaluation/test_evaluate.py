@@ -60,7 +60,7 @@ def test_evaluate_stores_every_prediction_and_writes_the_metrics(world, tmp_path
     assert m["per_record"]["n"] == 3
     assert m["per_record"]["charges"]["accuracy"] == sum(c.charges_correct for c in cases.values()) / 3
     assert m["cost"]["defendants"] == 4 and m["cost"]["llm_calls"]["mean"] == 0
-    assert run.versions.get("strategy") == "statistical/1"
+    assert run.versions.get("strategy") == "statistical/2"
     summary = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     assert summary["metrics"]["charges"] == m["charges"] and summary["cases"] == 3
     rows = list(csv.DictReader((out / "metrics.csv").open(encoding="utf-8")))

@@ -205,6 +205,10 @@ class InMemoryGraphStore:
         """The case, or None when there is no such case."""
         return self._cases.get(case_pk)
 
+    def cases(self, case_pks) -> list[CaseNode]:
+        """The cases that exist among ``case_pks``, by pk ascending."""
+        return [self._cases[pk] for pk in sorted({int(p) for p in case_pks}) if pk in self._cases]
+
     def cases_of_offence(self, charge: str, limit: int = 50) -> list[CaseNode]:
         """Cases convicted of ``charge`` (exact name), by pk ascending, at most ``limit``."""
         if limit <= 0:

@@ -158,6 +158,9 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
         return node is not None and case.left_out(node.ext_id)
 
     def add_cases(path: str, scored: Iterable[tuple[int, float]]):
+        scored = list(scored)
+        if params.exclude_self and case.ref:
+            graph.cases(pk for pk, _ in scored)  # one batch read for the leave-one-out check
         for pk, score in [(pk, score) for pk, score in scored if not is_self(pk)][: params.keep_cases]:
             result.hits.append(Hit(path=path, kind="case", pk=pk, score=round(float(score), 6)))
             cases.setdefault(pk, []).append(path)
@@ -249,7 +252,8 @@ def _community_choice(query_text: str, focus: str, retriever: Retriever, graph: 
 def _llm_selected_cases(query_text: str, focus: str, retriever: Retriever, graph: GraphStore, params: Params,
                         select: Callable[[str, list[CaseNode]], list[int] | None], is_self) -> list[tuple[int, float]]:
     candidates = [(pk, score) for pk, score in retriever.similar_cases(query_text, 2 * params.k) if not is_self(pk)]
-    nodes = [n for n in (graph.case(pk) for pk, _score in candidates) if n is not None]
+    found = {n.pk: n for n in graph.cases(pk for pk, _score in candidates)}
+    nodes = [found[pk] for pk, _score in candidates if pk in found]
     selected = select(focus, nodes) if nodes else []
     if selected is None:  # no answer from the model: the similarity ranking decides
         return candidates[: params.k]
@@ -269,8 +273,9 @@ def precedent_support(found: Research, graph: GraphStore) -> dict[str, float]:
     if total <= 0:
         return {}
     votes: dict[str, float] = {}
+    nodes = {n.pk: n for n in graph.cases(weights)}
     for pk, weight in weights.items():
-        node = graph.case(pk)
+        node = nodes.get(pk)
         for charge in node.charges if node else ():
             votes[charge] = votes.get(charge, 0.0) + weight / total
     return {c: round(v, 6) for c, v in votes.items()}
@@ -338,9 +343,10 @@ def prune(result: Audit, found: Research, graph: GraphStore) -> Audit:
         if not a.passed:
             result.pruned.append(Pruned("article", a.article_pk, a.reason, reasons.why(reasons.PRUNED_ARTICLE)))
     verified_charges = {c for a in result.verified for c in a.charges}
+    nodes = {n.pk: n for n in graph.cases(found.candidate_cases)}
     for pk in found.candidate_cases:
-        cited = {a.pk for a in graph.articles_of_case(pk)}
-        node = graph.case(pk)
+        node = nodes.get(pk)
+        cited = set(node.article_pks) if node else set()
         if cited and cited <= failed or (node and not set(node.charges) & verified_charges):
             result.pruned.append(Pruned("case", pk, "none of its articles or charges survived the audit",
                                         reasons.why(reasons.PRUNED_CASE)))
@@ -377,8 +383,9 @@ def number_evidence(audit_result: Audit, graph: GraphStore, *, max_cases: int = 
         kept = [i for i in graph.interpretations(a.article_pk) if i.pk not in excluded_interpretations]
         for interp in kept[:max_interpretations]:
             add("interpretation", a.key, interp.pk, f"{interp.source}{interp.para}　{interp.text}")
+    nodes = {n.pk: n for n in graph.cases(audit_result.verified_cases[:max_cases])}
     for pk in audit_result.verified_cases[:max_cases]:
-        node = graph.case(pk)
+        node = nodes.get(pk)
         if node:
             term = _term_text(node.term)
             add("precedent", node.ext_id, pk, f"{node.ext_id}：{'、'.join(node.charges)}；{term}")

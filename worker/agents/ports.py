@@ -7,6 +7,7 @@ pure tests.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol
 
 from worker.agents.graph_types import (
@@ -22,6 +23,7 @@ from worker.agents.graph_types import (
 class GraphStore(Protocol):
     # Fact graph
     def case(self, case_pk: int) -> CaseNode | None: ...
+    def cases(self, case_pks: Iterable[int]) -> list[CaseNode]: ...  # those that exist, by pk; one batch
     def cases_of_offence(self, charge: str, limit: int = 50) -> list[CaseNode]: ...
     def articles_of_case(self, case_pk: int) -> list[ArticleNode]: ...
     def articles_defining(self, charge: str) -> list[ArticleNode]: ...

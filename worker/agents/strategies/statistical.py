@@ -149,7 +149,8 @@ class StatisticalStrategy:
             probabilities = self.auditor.probabilities(rows)
             threshold = self.auditor.threshold
         else:  # the strongest single piece of evidence: a classifier, or the precedents of any path
-            votes = path_votes(research, lambda pk: (graph.case(pk).article_pks if graph.case(pk) else ()))
+            cited = {c.pk: c.article_pks for c in graph.cases(h.pk for h in research.hits if h.kind == "case")}
+            votes = path_votes(research, lambda pk: cited.get(int(pk), ()))
             probabilities = np.array([max(r["chg_p"], r["art_p"], r["fact_share"],
                                           max((v.get(a.article_pk, 0.0) for v in votes.values()), default=0.0))
                                       for a, r in zip(articles, rows)])
@@ -186,9 +187,10 @@ class StatisticalStrategy:
                 labels = [label for label in prejudged if research.fact_shares.get(label, {}).get(a.article_pk, 0.0) > 0.1]
             return labels
 
+        cited = {c.pk: c.article_pks for c in graph.cases(h.pk for h in research.hits if h.kind == "case")}
+
         def articles_of(case_pk: int) -> tuple[int, ...]:
-            node = graph.case(case_pk)
-            return node.article_pks if node else ()
+            return cited.get(int(case_pk), ())
 
         counts = (self.charge_model.metadata.get("label_counts") or {}) if self.charge_model is not None else {}
         return article_signals(articles, research, charges=view["charges"], articles_rank=view["articles"],
@@ -246,7 +248,7 @@ class StatisticalStrategy:
                                      for label in labels):
                 cited.append(a)
         labels = [self._label_of(c, view["charges"]) for c in charges]
-        term = self._term(focus, labels) or _precedent_term([graph.case(pk) for pk in audit.verified_cases], charges)
+        term = self._term(focus, labels) or _precedent_term(graph.cases(audit.verified_cases), charges)
         reasoning = _reasoning(cited, charges, term, evidence)
         return Judgment(status=Status.JUDGED, charges=charges, article_keys=[a.key for a in cited],
                         article_pks=[a.article_pk for a in cited], term=term, reasoning=reasoning, evidence=evidence,
