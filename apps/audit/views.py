@@ -14,5 +14,7 @@ def event_list(request):
     # Verified on every visit (reviewers need to see a break, C4); it reads the whole
     # trail, so the scheduled verify_audit_chain stays the primary check for big ones.
     report = chain_verify()
+    rows = [{"event": e, "label": selectors.action_label(e.action), "changes": selectors.event_changes(e)} for e in page]
+    actions = [(a, selectors.action_label(a)) for a in selectors.audit_actions()]
     return render(request, "audit/event_list.html",
-                  {"page": page, "filters": filters, "actions": selectors.audit_actions(), "report": report})
+                  {"page": page, "rows": rows, "filters": filters, "actions": actions, "report": report})

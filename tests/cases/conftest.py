@@ -132,3 +132,14 @@ def judged_run(personas, judging_corpus):
     assert judgment_execute(run_id=run.pk, worker="test") == "done"
     run.refresh_from_db()
     return run
+
+
+def review_complete(run, user):
+    """What a reviewer does before an approval is accepted: open every defendant's judgment and
+    decide every verified article (here with "accept the rest")."""
+    from apps.review.services.reviews import review_accept_rest, review_for_run, review_open
+
+    review = review_for_run(run)
+    for result in run.results.order_by("position"):
+        review_open(review=review, result=result, user=user)
+        review_accept_rest(review=review, result=result, user=user)
