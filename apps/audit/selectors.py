@@ -1,5 +1,5 @@
 from django.db.models import QuerySet
-from django.utils.translation import gettext as _g
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from apps.audit.models import AuditEvent
@@ -14,6 +14,10 @@ def events_filter(*, action: str = "", object_type: str = "", object_id: str = "
     if object_id:
         events = events.filter(object_id=object_id)
     return events
+
+
+def audit_object_types() -> list[str]:
+    return list(AuditEvent.objects.order_by("object_type").values_list("object_type", flat=True).distinct())
 
 
 def audit_actions() -> list[str]:
@@ -40,6 +44,23 @@ ACTION_LABELS = {
 }
 
 
+OBJECT_LABELS = {
+    "cases.case": _("case file"), "cases.judgmentrun": _("judgment run"), "review.review": _("review"),
+    "corpus.importbatch": _("corpus import"), "registry.modelversion": _("model version"), "accounts.user": _("user"),
+    "accounts.team": _("team"), "accounts.login": _("sign-in"),
+}
+
+
+def object_label(object_type: str) -> str:
+    return str(OBJECT_LABELS.get(object_type, object_type))
+
+
+def role_labels(roles: str) -> str:
+    from apps.accounts.models import Role
+
+    return "、".join(str(Role(r).label) if r in Role.values else r for r in (roles or "").split(",") if r)
+
+
 def action_label(action: str) -> str:
     return str(ACTION_LABELS.get(action, action))
 
@@ -52,7 +73,7 @@ def _short(value) -> str:
     if value is None or value == "":
         return "—"
     if isinstance(value, bool):
-        return _g("yes") if value else _g("no")
+        return gettext("yes") if value else gettext("no")
     text = str(value)
     return text if len(text) <= 24 or " " in text else text[:12] + "…"  # hashes: their head identifies them
 

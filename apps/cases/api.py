@@ -361,10 +361,13 @@ class CaseRunsApi(_Api):
     @extend_schema(operation_id="cases_runs_list", responses=RunSerializer(many=True))
     def get(self, request, pk: int):
         case = case_get_for(user=request.user, pk=pk)
+        from apps.review.selectors import review_outcomes
+
         runs = case.runs.prefetch_related(_RESULTS, "attempts")
         paginator = Pagination()
         page = paginator.paginate_queryset(runs, request, view=self)
-        return paginator.get_paginated_response(RunSerializer(page, many=True).data)
+        reviews = review_outcomes([r.pk for r in page])  # one read for the page, not one per run
+        return paginator.get_paginated_response(RunSerializer(page, many=True, context={"reviews": reviews}).data)
 
     @extend_schema(operation_id="cases_runs_create", request=RunCreateInput, responses={201: RunSerializer},
                    summary="Start a judgment run of the case as it is now")

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.utils.formats import number_format
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _l
+from django.utils.translation import gettext, gettext_lazy
 
 from worker.agents import reasons as codes
 
@@ -29,39 +28,38 @@ def _choose(key: str, yes: Sentence, no: Sentence) -> Callable[[dict], Sentence]
     return lambda values: yes if values.get(key) else no
 
 
-_SCORE = _l("score %(p)s, threshold %(threshold)s")
-_ELEMENTS = _l("%(supported)s of %(total)s elements shown; score %(p)s, threshold %(threshold)s, prior %(prior)s")
+_ELEMENTS = gettext_lazy("%(supported)s of %(total)s elements shown; score %(p)s, threshold %(threshold)s, prior %(prior)s")
 
 SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
-    codes.ITEM_TERMS_IN_SENTENCE: Sentence(_l("A sentence of the facts states this element."),
-                                           _l("%(share)s of the element's terms occur in one sentence")),
-    codes.ITEM_FEATURE_MATCH: Sentence(_l("The facts show it: %(features)s.")),
-    codes.ITEM_NOT_SHOWN: Sentence(_l("No sentence of the facts states this element."),
-                                   _l("at most %(share)s of the element's terms occur in any sentence")),
+    codes.ITEM_TERMS_IN_SENTENCE: Sentence(gettext_lazy("A sentence of the facts states this element."),
+                                           gettext_lazy("%(share)s of the element's terms occur in one sentence")),
+    codes.ITEM_FEATURE_MATCH: Sentence(gettext_lazy("The facts show it: %(features)s.")),
+    codes.ITEM_NOT_SHOWN: Sentence(gettext_lazy("No sentence of the facts states this element."),
+                                   gettext_lazy("at most %(share)s of the element's terms occur in any sentence")),
     codes.ITEM_VERIFIER: _choose("satisfied",
-                                 Sentence(_l("The facts state this element (checked by the element verifier)."),
-                                          _l("verifier %(p)s ≥ threshold %(threshold)s; best sentence %(share)s")),
-                                 Sentence(_l("The facts do not state this element (checked by the element verifier)."),
-                                          _l("verifier %(p)s < threshold %(threshold)s; best sentence %(share)s"))),
-    codes.ITEM_MODEL: _choose("verdict", Sentence(_l("The language model finds this element in the facts.")),
-                              Sentence(_l("The language model does not find this element in the facts."))),
-    codes.ITEM_REVIEWER: Sentence(_l("Set by the reviewer: %(reason)s (the Auditor agent had found: %(auditor)s)")),
-    codes.ARTICLE_APPLIES: Sentence(_l("Applies: the facts fit the offence it defines (%(supported)s of its "
+                                 Sentence(gettext_lazy("The facts state this element (checked by the element verifier)."),
+                                          gettext_lazy("verifier %(p)s ≥ threshold %(threshold)s; best sentence %(share)s")),
+                                 Sentence(gettext_lazy("The facts do not state this element (checked by the element verifier)."),
+                                          gettext_lazy("verifier %(p)s < threshold %(threshold)s; best sentence %(share)s"))),
+    codes.ITEM_MODEL: _choose("verdict", Sentence(gettext_lazy("The language model finds this element in the facts.")),
+                              Sentence(gettext_lazy("The language model does not find this element in the facts."))),
+    codes.ITEM_REVIEWER: Sentence(gettext_lazy("Set by the reviewer: %(reason)s (the Auditor agent had found: %(auditor)s)")),
+    codes.ARTICLE_APPLIES: Sentence(gettext_lazy("Applies: the facts fit the offence it defines (%(supported)s of its "
                                        "%(total)s elements are stated in so many words)."), _ELEMENTS),
-    codes.ARTICLE_REJECTED: Sentence(_l("Does not apply: the facts do not fit the offence it defines (%(supported)s "
+    codes.ARTICLE_REJECTED: Sentence(gettext_lazy("Does not apply: the facts do not fit the offence it defines (%(supported)s "
                                         "of its %(total)s elements are stated)."), _ELEMENTS),
-    codes.ARTICLE_NO_ELEMENT: Sentence(_l("Does not apply: none of its %(total)s elements is shown by the facts.")),
-    codes.ARTICLE_NOT_IN_FORCE: Sentence(_l("Does not apply: %(label)s was not in force on %(date)s.")),
-    codes.ARTICLE_UNCHECKED: Sentence(_l("Not checked: this run left the Auditor agent out.")),
-    codes.ARTICLE_MODEL: _choose("applies", Sentence(_l("Applies, in the language model's assessment.")),
-                                 Sentence(_l("Does not apply, in the language model's assessment."))),
+    codes.ARTICLE_NO_ELEMENT: Sentence(gettext_lazy("Does not apply: none of its %(total)s elements is shown by the facts.")),
+    codes.ARTICLE_NOT_IN_FORCE: Sentence(gettext_lazy("Does not apply: %(label)s was not in force on %(date)s.")),
+    codes.ARTICLE_UNCHECKED: Sentence(gettext_lazy("Not checked: this run left the Auditor agent out.")),
+    codes.ARTICLE_MODEL: _choose("applies", Sentence(gettext_lazy("Applies, in the language model's assessment.")),
+                                 Sentence(gettext_lazy("Does not apply, in the language model's assessment."))),
     codes.ARTICLE_REVIEWER: lambda v: (
-        Sentence(_l("Decided by the reviewer: %(reason)s — %(outcome)s.")) if v.get("reason")
-        else Sentence(_l("The reviewer changed element(s) %(items)s: %(supported)s of %(total)s shown — %(outcome)s."))),
-    codes.PRUNED_ARTICLE: Sentence(_l("The Auditor agent found that this article does not apply.")),
-    codes.PRUNED_CASE: Sentence(_l("None of this precedent's articles or charges was verified.")),
-    codes.PRUNED_CHARGE: Sentence(_l("No article defining this charge was verified.")),
-    codes.PRUNED_BY_REVIEWER: Sentence(_l("Excluded by the reviewer: %(reason)s")),
+        Sentence(gettext_lazy("Decided by the reviewer: %(reason)s — %(outcome)s.")) if v.get("reason")
+        else Sentence(gettext_lazy("The reviewer changed element(s) %(items)s: %(supported)s of %(total)s shown — %(outcome)s."))),
+    codes.PRUNED_ARTICLE: Sentence(gettext_lazy("The Auditor agent found that this article does not apply.")),
+    codes.PRUNED_CASE: Sentence(gettext_lazy("None of this precedent's articles or charges was verified.")),
+    codes.PRUNED_CHARGE: Sentence(gettext_lazy("No article defining this charge was verified.")),
+    codes.PRUNED_BY_REVIEWER: Sentence(gettext_lazy("Excluded by the reviewer: %(reason)s")),
 }
 
 
@@ -86,9 +84,9 @@ def _values(why: dict) -> dict:
         elif key in ("features", "items"):
             out[key] = "、".join(str(v) for v in value or [])
         elif key == "outcome":
-            out[key] = _("applies") if value else _("does not apply")
+            out[key] = gettext("applies") if value else gettext("does not apply")
         elif key == "auditor":
-            out[key] = _("satisfied") if value == "satisfied" else _("not shown")
+            out[key] = gettext("satisfied") if value == "satisfied" else gettext("not shown")
         else:
             out[key] = value
     out.setdefault("prior", "—")

@@ -368,6 +368,18 @@ def _evidence_target(e: dict) -> str:
     return ""
 
 
+def _evidence_text(e: dict, items: dict) -> str:
+    """A checklist item cited as evidence reads as its question and what shows it: the supporting
+    sentence, else the verdict's reason in the page language (the bundle's text holds the free,
+    English reasoning when there is no sentence)."""
+    if e.get("kind") != "checklist":
+        return e.get("text", "")
+    item = items.get((e.get("ref"), e.get("pk")))
+    if item is None:
+        return e.get("text", "")
+    return f"{item.get('question', '')}：{item.get('span_text') or item['why']['text']}"
+
+
 def _reasoning_segments(text: str, numbers: set[int]) -> list[dict]:
     """The reasoning split into text and citation pieces; a citation links only if it resolves."""
     segments, last = [], 0
@@ -531,7 +543,8 @@ def evidence_context(bundle_dict: dict) -> dict:
                        "reason": p.get("reason", ""), "why": reason_render(p.get("why"), p.get("reason", "")),
                        "anchor": anchor})
 
-    evidence = [{**e, "anchor": f"ev-{e['n']}", "target": _evidence_target(e),
+    items_by_pk = {(a["key"], i.get("item_pk")): i for a in articles for i in a["items"]}
+    evidence = [{**e, "text": _evidence_text(e, items_by_pk), "anchor": f"ev-{e['n']}", "target": _evidence_target(e),
                  "kind_label": KIND_LABELS.get(e.get("kind"), e.get("kind"))}
                 for e in judgment.get("evidence") or []]
     numbers = {e["n"] for e in evidence}

@@ -179,7 +179,9 @@ def case_detail(request, pk: int):
     return render(request, "cases/case_detail.html", {
         "case": case, "runs": [{"run": r, "review": reviewed.get(r.pk)} for r in runs],
         "run_form": RunForm(research=request.user.has_role(Role.ADMIN)), "can_edit": request.user.has_role(Role.STAFF),
-        "findings": case_findings(case), "revisions": case.revisions.select_related("changed_by")[:5]})
+        "findings": case_findings(case), "revisions": case.revisions.select_related("changed_by")[:5],
+        # While a run is queued or running, the runs table follows it (htmx) without a reload.
+        "any_running": any(not r.finished for r in runs)})
 
 
 @role_required(Role.STAFF)

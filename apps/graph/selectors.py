@@ -7,9 +7,11 @@ import re
 from apps.corpus.models import Article, Charge, Interpretation, Precedent
 from django.urls import reverse
 from django.utils.http import urlencode
+from django.utils.translation import get_language
 
 from apps.graph import age
 from apps.graph.labels import NODE_COLOURS, legend, node_label, relation_label
+from worker.agents.wording import term_wording
 from apps.graph.models import Community, GraphBuild
 from apps.graph.services.projection import expected_counts
 
@@ -106,10 +108,15 @@ def _node(vertex: dict, *, center: bool) -> dict:
             "url": f"{reverse('graph:explorer')}?{urlencode({'q': lookup})}" if lookup and not center else ""}
 
 
+def _term(outcome) -> str:
+    # The wording module directly: the graph app reads only the published corpus (never apps.cases, F7).
+    lang = "zh" if (get_language() or "").startswith("zh") else "en"
+    return term_wording(outcome.term_months, life=outcome.life, death=outcome.death, lang=lang)
+
+
 def graph_node_detail(label: str, pk: int) -> dict | None:
     """What the explorer shows of the looked-up vertex itself: an article's text in force, a
     precedent's charges, term and facts, an interpretation's text, a charge's defining articles."""
-    from apps.cases.selectors import term_label
     from apps.corpus.models import ArticleVersion, PrecedentOutcome
 
     if label == "Article":
@@ -125,7 +132,7 @@ def graph_node_detail(label: str, pk: int) -> dict | None:
         if case is None:
             return None
         outcomes = [{"defendant": o.defendant, "charges": [c.name for c in o.charges.all()],
-                     "term": term_label(o.term_months, o.life, o.death) if o.term_known else ""}
+                     "term": _term(o) if o.term_known else ""}
                     for o in PrecedentOutcome.objects.filter(precedent=case).prefetch_related("charges")
                     .order_by("position")]
         return {"kind": "case", "title": case.ext_id, "subtitle": case.get_court_level_display() if case.court_level else "",

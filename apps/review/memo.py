@@ -123,7 +123,7 @@ def memo_docx(review) -> bytes:
         for a in d["basis"]:
             doc.add_heading(f"{_('Legal basis')}: {a['label']} {a['law']}", level=2)
             doc.add_paragraph(a["text"])
-            doc.add_paragraph(f"{_('Decision')}: {a['decision']}")
+            doc.add_paragraph(_("Auditor agent's conclusion") + f": {a['decision']}")
             if a["items"]:
                 table = doc.add_table(rows=1, cols=4)
                 table.style = "Table Grid"

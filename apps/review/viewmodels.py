@@ -4,7 +4,7 @@ checklist verdict, the what-if beside the original, the decision history."""
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _l
+from django.utils.translation import gettext_lazy
 
 from apps.cases.selectors import evidence_context
 from apps.review.models import Review, ReviewItem, WhatIf
@@ -14,10 +14,10 @@ from apps.review.services.reviews import approval_current, review_coverage
 
 # What an override sets, in words, per target and value.
 VALUE_LABELS = {
-    ("item", True): _l("satisfied"), ("item", False): _l("not shown"),
-    ("article", True): _l("applies"), ("article", False): _l("does not apply"),
-    ("precedent", True): _l("kept as evidence"), ("precedent", False): _l("excluded"),
-    ("interpretation", True): _l("kept as evidence"), ("interpretation", False): _l("excluded"),
+    ("item", True): gettext_lazy("satisfied"), ("item", False): gettext_lazy("not shown"),
+    ("article", True): gettext_lazy("applies"), ("article", False): gettext_lazy("does not apply"),
+    ("precedent", True): gettext_lazy("kept as evidence"), ("precedent", False): gettext_lazy("excluded"),
+    ("interpretation", True): gettext_lazy("kept as evidence"), ("interpretation", False): gettext_lazy("excluded"),
 }
 
 

@@ -30,6 +30,8 @@
         "text-background-opacity": 0.9, "text-background-padding": 1 } },
     ],
   });
+  el.lextraceGraph = cy;  // for tests and the console: the drawing's positions are deterministic
+  el.dataset.drawn = "1";
   cy.on("tap", "node", (event) => {
     const anchor = event.target.data("anchor");
     const url = event.target.data("url");

@@ -29,6 +29,8 @@
             "text-background-opacity": 0.9, "text-background-padding": 1 } },
         ],
       });
+      el.lextraceGraph = cy;  // for tests and the console: the drawing's positions are deterministic
+      el.dataset.drawn = "1";
       cy.on("tap", "node", (event) => {
         const url = event.target.data("url");
         if (url) window.location.href = url;
