@@ -91,16 +91,31 @@ def case_search(*, user: User, q: str = "", status: str = "", charge: str = "", 
     return cases.order_by("-created_at", "-pk")
 
 
+def _latest_runs(case_ids: list[int]) -> dict[int, int]:
+    """Run id → case id, for the latest run of each case."""
+    return dict(JudgmentRun.objects.filter(case_id__in=case_ids).order_by("case_id", "-created_at", "-pk")
+                .distinct("case_id").values_list("pk", "case_id"))
+
+
 def latest_result_charges(case_ids: list[int]) -> dict[int, dict[int, list[str]]]:
     """Case id → {result id: charges} of its latest run, in defendant order."""
-    latest = {}
-    for run_id, case_id in (JudgmentRun.objects.filter(case_id__in=case_ids).order_by("case_id", "-created_at", "-pk")
-                            .distinct("case_id").values_list("pk", "case_id")):
-        latest[run_id] = case_id
+    latest = _latest_runs(case_ids)
     out: dict[int, dict[int, list[str]]] = {}
     for run_id, result_id, charges in DefendantResult.objects.filter(run_id__in=latest) \
             .order_by("run_id", "position").values_list("run_id", "pk", "charges"):
         out.setdefault(latest[run_id], {})[result_id] = list(charges)
+    return out
+
+
+def latest_result_terms(case_ids: list[int]) -> dict[int, dict[int, tuple[str, str]]]:
+    """Case id → {result id: (defendant, term as a judgment writes it)} of its latest run's judged results."""
+    latest = _latest_runs(case_ids)
+    out: dict[int, dict[int, tuple[str, str]]] = {}
+    rows = DefendantResult.objects.filter(run_id__in=latest).order_by("run_id", "position") \
+        .values_list("run_id", "pk", "defendant", "status", "term_months", "life", "death")
+    for run_id, result_id, defendant, status, months, life, death in rows:
+        if status == "judged":
+            out.setdefault(latest[run_id], {})[result_id] = (defendant, term_label(months, life, death))
     return out
 
 

@@ -29,6 +29,7 @@ from apps.cases.selectors import (
     evidence_context,
     charges_union,
     latest_result_charges,
+    latest_result_terms,
     result_get_for,
     term_label,
     run_get_for,
@@ -103,6 +104,20 @@ def _csv_cell(value) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
+def _terms_cells(terms: dict, review: dict | None) -> tuple[str, str]:
+    """The latest run's terms per defendant ("王某：有期徒刑一年五个月；…"), and the reviewed ones once an
+    approval changed them."""
+    machine = "；".join(f"{name}：{text}" for name, text in terms.values())
+    decision = review["decision"] if review else None
+    if decision is None or decision.kind != "approve" or not any(r.get("changed") for r in review["results"].values()):
+        return machine, ""
+    reviewed = []
+    for result_id, (name, text) in terms.items():
+        changed = review["results"].get(result_id, {})
+        reviewed.append(f"{name}：{(changed['term_text'] or '—') if changed.get('changed') else text}")
+    return machine, "；".join(reviewed)
+
+
 def case_export(request):
     filters = CaseFilterForm(request.GET or None, user=request.user)
     cases = list(case_search(user=request.user, **filters.filters())[:5000])
@@ -113,17 +128,21 @@ def case_export(request):
     response.write("\ufeff")  # so spreadsheet programs read the Chinese text as UTF-8
     writer = csv.writer(response)
     zone = timezone.get_current_timezone_name()
+    terms = latest_result_terms([c.pk for c in cases])
     writer.writerow(["id", "title", "team", "offence_date", "defendants", "version", "latest_run_status",
-                     "review_status", "latest_charges", "reviewed_charges", f"created_at ({zone})"])
+                     "review_status", "latest_charges", "reviewed_charges", "latest_terms", "reviewed_terms",
+                     f"created_at ({zone})"])
     for c in cases:
         cell = _charge_cell(c, charges, reviewed)
         review = cell["review"]
+        machine_terms, reviewed_terms = _terms_cells(terms.get(c.pk, {}), review)
         # The time as the pages show it: the server's time zone (settings.TIME_ZONE), not UTC.
         created = timezone.localtime(c.created_at).strftime("%Y-%m-%d %H:%M:%S")
         writer.writerow([_csv_cell(v) for v in (
             c.pk, c.title, c.team.name, c.offence_date.isoformat(), "、".join(c.defendants), c.version,
             c.latest_status or "", review["status"] if review else "", "、".join(cell["machine"]),
-            "、".join(cell["reviewed"]) if cell["reviewed"] is not None else "", created)])
+            "、".join(cell["reviewed"]) if cell["reviewed"] is not None else "", machine_terms, reviewed_terms,
+            created)])
     return response
 
 

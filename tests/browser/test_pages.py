@@ -20,7 +20,7 @@ PHONE = {"width": 390, "height": 844}
 PASSWORD = "lextrace-demo"
 # Latin words allowed in the Chinese pages' visible text: product, formats, and the demo's own names.
 LATIN_OK = {"Lextrace", "CSV", "API", "JSON", "DOCX", "PDF", "Team", "demo", "case", "clerk", "reviewer", "admin",
-            "LX", "JI", "DEMO"}
+            "LX", "JI", "DEMO", "issue"}
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +85,9 @@ def review_and_approve(page, base, run, *, strike=True):
     for position in (0, 1):
         page.goto(f"{base}/review/runs/{run}/?d={position}")
         control = page.locator(f"#{key} > .review-control")
+        if strike and control.count() and control.get_attribute("data-state") == "accept":
+            control.locator("button.secondary").click()  # undo an earlier accept, in place
+            page.wait_for_selector(f"#{key} > .review-control[data-state=open]")
         if strike and control.count() and control.get_attribute("data-state") == "open":
             control.locator("summary").click()
             control.locator("textarea[name=reason]").fill("笔录中没有支持该罪名的证据。")
@@ -130,10 +133,8 @@ def test_1_implausible_input_is_refused_or_confirmed_and_nothing_is_lost(demo_si
     assert "/cases/" in page.url and page.locator("#case-findings").count() == 1
     assert "1997-10-01" in page.inner_text("#case-findings"), "the statute version in force is named"
     file_case(page, demo_site, title="issue21 english", defendants=["Li"], facts="Li stole a phone 📱 from a shop.")
-    page.check("#id_confirm")
-    with page.expect_navigation():
-        page.click("#save-case")
-    assert "不是中文叙述" in page.inner_text("#case-findings"), "warned before the run"
+    assert "不是中文叙述" in page.inner_text("#flash"), "saved, with a warning"
+    assert "不是中文叙述" in page.inner_text("#case-findings"), "and warned again before the run"
     shot(page, artifacts_dir, "1-intake-warning", full_page=True)
     context.close()
 
@@ -148,7 +149,8 @@ def test_2_a_review_cannot_be_rubber_stamped(judged, demo_site, browser, artifac
         pytest.skip("already approved by the fixture of another test")
     assert page.get_attribute("#coverage-state", "data-complete") == "0"
     page.evaluate("window.__noReload = true")
-    control = page.locator("#candidates article.passed .review-control").first
+    # The second verified article (the first is the one review_and_approve strikes).
+    control = page.locator("#candidates article.passed >> nth=1").locator("> .review-control")
     control.locator("button.review-accept").click()
     page.wait_for_selector("#candidates article.passed .review-control[data-state=accept]")
     assert page.evaluate("window.__noReload") is True, "accepting swapped fragments in place, no reload"
@@ -246,7 +248,7 @@ def test_7_the_administrator_manages_users_and_teams_and_sees_model_scores(judge
     assert page.locator("#result_list").count() == 1, "the user list opens (it answered 403 before)"
     page.click("#result_list a:text-is('clerk_b')")
     page.select_option("#id_teams_from", label="Team A · 刑事一庭")
-    page.click("#id_teams_add_link")
+    page.click("#id_teams_add")
     with page.expect_navigation():
         page.click("input[name=_save]")
     assert "成功" in page.inner_text("#content-main, ul.messagelist") or page.locator("ul.messagelist").count()
@@ -306,7 +308,7 @@ def test_9_the_graph_is_stable_labelled_in_chinese_and_clickable(demo_site, brow
     url = page.evaluate("document.getElementById('cy').lextraceGraph.nodes('[kind = \"Interpretation\"]')[0].data('url')")
     page.evaluate("(() => { const cy = document.getElementById('cy').lextraceGraph;"
                   " cy.nodes('[kind = \"Interpretation\"]')[0].emit('tap'); })()")
-    page.wait_for_url(re.compile(re.escape(url.split("?")[0]) + r"\?q="))
+    page.wait_for_url(re.compile(r"\?q=DEMO-JI-"))
     assert page.locator("#node-detail").is_visible()
     context.close()
 

@@ -135,6 +135,8 @@ def test_the_reviewed_outcome_reaches_the_clerk_the_list_the_csv_and_the_api(jud
     mine = next(r for r in rows if "alpha-marker" in r["title"])
     assert mine["review_status"] == "approved" and not struck & set(mine["reviewed_charges"].split("、"))
     assert set(mine["latest_charges"].split("、")) >= struck
+    assert mine["latest_terms"].startswith("王某：") and mine["reviewed_terms"].startswith("王某：")
+    assert any(word in mine["latest_terms"] for word in ("fixed-term imprisonment", "criminal detention"))
     api = APIClient()
     api.force_authenticate(personas.staff_a)
     out = api.get(f"/api/v1/runs/{judged_run.pk}/").json()

@@ -14,6 +14,7 @@ import json
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from apps.accounts.models import Role
@@ -285,7 +286,7 @@ def _coverage_missing(review: Review, user) -> str:
         if row["undecided"]:
             missing.append(_("decide %(articles)s for %(name)s (or accept the rest)")
                            % {"articles": "、".join(row["undecided"]), "name": row["defendant"]})
-    return "; ".join(missing)
+    return ("；" if (get_language() or "").startswith("zh") else "; ").join(missing)
 
 
 # --- decisions ----------------------------------------------------------------------------
