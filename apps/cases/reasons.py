@@ -28,12 +28,14 @@ def _choose(key: str, yes: Sentence, no: Sentence) -> Callable[[dict], Sentence]
     return lambda values: yes if values.get(key) else no
 
 
-_ELEMENTS = gettext_lazy("%(supported)s of %(total)s elements shown; score %(p)s, threshold %(threshold)s, prior %(prior)s")
+_ELEMENTS = gettext_lazy("%(supported)s of %(total)s elements shown; score %(p)s, threshold %(threshold)s; "
+                         "carried by %(signals)s")
 
 SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
     codes.ITEM_TERMS_IN_SENTENCE: Sentence(gettext_lazy("A sentence of the facts states this element."),
                                            gettext_lazy("%(share)s of the element's terms occur in one sentence")),
     codes.ITEM_FEATURE_MATCH: Sentence(gettext_lazy("The facts show it: %(features)s.")),
+    codes.ITEM_ANCHOR: Sentence(gettext_lazy("The facts name its decisive term: %(word)s.")),
     codes.ITEM_NOT_SHOWN: Sentence(gettext_lazy("No sentence of the facts states this element."),
                                    gettext_lazy("at most %(share)s of the element's terms occur in any sentence")),
     codes.ITEM_VERIFIER: _choose("satisfied",
@@ -79,8 +81,9 @@ def _values(why: dict) -> dict:
             out[key] = f"{round(float(value) * 100)} %"
         elif key in ("p", "threshold"):
             out[key] = _number(value)
-        elif key == "signals":
-            out.update({name: _number(v) for name, v in (value or {}).items() if isinstance(v, (int, float))})
+        elif key == "signals":  # the kinds of evidence that carried an article decision, with their weight
+            out[key] = "、".join(f"{name} {float(v):+.2f}" for name, v in (value or {}).items()
+                                if isinstance(v, (int, float))) or "—"
         elif key in ("features", "items"):
             out[key] = "、".join(str(v) for v in value or [])
         elif key == "outcome":
@@ -89,7 +92,7 @@ def _values(why: dict) -> dict:
             out[key] = gettext("satisfied") if value == "satisfied" else gettext("not shown")
         else:
             out[key] = value
-    out.setdefault("prior", "—")
+    out.setdefault("signals", "—")
     return out
 
 

@@ -16,8 +16,9 @@ def test_every_code_has_a_sentence():
     (reasons.why(reasons.ITEM_VERIFIER, p=0.3712, threshold=0.5, share=0.0, satisfied=False), "未表述该要件"),
     (reasons.why(reasons.ITEM_VERIFIER, p=0.71, threshold=0.5, share=0.4, satisfied=True), "表述了该要件"),
     (reasons.why(reasons.ITEM_FEATURE_MATCH, features=["秘密窃取", "入户"]), "秘密窃取、入户"),
-    (reasons.why(reasons.ARTICLE_REJECTED, p=0.0132, threshold=0.35, supported=0, total=5, signals={"prior": 0.02}),
-     "不适用"),
+    (reasons.why(reasons.ARTICLE_REJECTED, p=0.0132, threshold=0.35, supported=0, total=5,
+                 signals={"chg_p": -1.2, "fact_share": 0.4}, learned=True), "不适用"),
+    (reasons.why(reasons.ITEM_ANCHOR, word="扒窃"), "扒窃"),
     (reasons.why(reasons.ARTICLE_NOT_IN_FORCE, label="第一百三十三条之一", date="2010-01-01"), "第一百三十三条之一"),
     (reasons.why(reasons.PRUNED_BY_REVIEWER, reason="与本案无关"), "与本案无关"),
 ])
@@ -28,6 +29,8 @@ def test_sentences_are_in_the_page_language_with_scores_kept_for_the_details(com
     assert "verifier p" not in out["text"] and "threshold" not in out["text"], "no formula in the legal reading"
     if "p" in why:
         assert out["detail"], "the score goes to the analysis details"
+    if why.get("signals"):
+        assert "chg_p -1.20" in out["detail"]
 
 
 def test_english_and_the_models_own_words():
