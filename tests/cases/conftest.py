@@ -30,6 +30,10 @@ def demo_case(ext_id: str = "demo-case-001") -> dict:
 def compiled_catalogs():
     """The Chinese catalog compiled from locale/ (the .mo files are not in git; bootstrap compiles them)."""
     call_command("compilemessages", locale=["zh_Hans"], ignore_patterns=[".local", "node_modules", ".git"], verbosity=0)
+    # A catalog loaded before the compile (django.setup, an earlier test) would keep the old strings.
+    from django.utils.translation import trans_real
+    trans_real._translations = {}
+    trans_real._default = None
 
 
 _trained: dict[str, Path] = {}  # kind -> artefact directory, trained once per session

@@ -4,12 +4,13 @@ pipeline writes has a sentence; an unknown code or unusable values fall back to 
 import pytest
 from django.utils import translation
 
-from apps.cases.reasons import SENTENCES, reason_render
+from apps.cases.reasons import SENTENCES, reason_render, signals_render
 from worker.agents import reasons
 
 
 def test_every_code_has_a_sentence():
-    assert set(SENTENCES) == set(reasons.CODES), "add a row to apps/cases/reasons.SENTENCES for a new code"
+    missing = set(reasons.CODES) - set(SENTENCES)
+    assert not missing, f"add a row to apps/cases/reasons.SENTENCES for {sorted(missing)}"
 
 
 @pytest.mark.parametrize("why, words", [
@@ -30,7 +31,27 @@ def test_sentences_are_in_the_page_language_with_scores_kept_for_the_details(com
     if "p" in why:
         assert out["detail"], "the score goes to the analysis details"
     if why.get("signals"):
-        assert "chg_p -1.20" in out["detail"]
+        assert "罪名分类器 -1.20" in out["detail"] and "同罪名判例 +0.40" in out["detail"]
+        assert "chg_p" not in out["detail"] and "fact_share" not in out["detail"], "readable labels, not feature names"
+
+
+def test_signals_read_as_the_kinds_of_evidence_strongest_first(compiled_catalogs):
+    signals = {"vote_sem": 0.3, "legal texts (Rule graph)": -0.9, "chg_p": 0.5, "chg_rank": 0.25, "new_signal": 0.1}
+    with translation.override("en"):
+        assert signals_render(signals) == ("statute text similarity -0.90、charge classifier +0.75、"
+                                           "precedents (semantic path) +0.30、new_signal +0.10")
+    with translation.override("zh-hans"):
+        assert signals_render({"R_sem": 0.3, "art_path": -0.2}) == "判例（语义检索路径） +0.30、法条检索路径 -0.20"
+    assert signals_render({}) == signals_render(None) == "—"
+
+
+def test_an_article_decision_without_weights_or_scores_keeps_its_sentence(compiled_catalogs):
+    with translation.override("en"):
+        unweighted = reason_render(reasons.why(reasons.ARTICLE_APPLIES, p=0.8, threshold=0.5, supported=2, total=3,
+                                               signals={}, learned=False), "free")
+        old = reason_render(reasons.why(reasons.ARTICLE_NO_ELEMENT, total=4), "free")
+    assert unweighted["known"] and "carried by" not in unweighted["detail"] and "0.80" in unweighted["detail"]
+    assert old["known"] and old["text"] == "Does not apply: none of its 4 elements is shown by the facts."
 
 
 def test_english_and_the_models_own_words():
