@@ -119,8 +119,13 @@ def case_rows(case: dict, strategy, *, group: str) -> list[dict]:
 
 
 def _rows_in_child(args: tuple[dict, int, str, str]) -> list[dict]:
-    case, fold, group, out = args
+    """A forked worker's job: its own connection (AGE is loaded per connection)."""
     close_old_connections()
+    return _rows(args)
+
+
+def _rows(args: tuple[dict, int, str, str]) -> list[dict]:
+    case, fold, group, out = args
     global _CHILD_STRATEGIES
     if _CHILD_STRATEGIES is None or _CHILD_STRATEGIES.out != Path(out):
         _CHILD_STRATEGIES = _FoldStrategies(Path(out))
@@ -146,7 +151,7 @@ def auditor_rows_export(*, out: Path, cases: list[dict], rows_path: Path, per_ch
     rows_path.parent.mkdir(parents=True, exist_ok=True)
     with rows_path.open("w", encoding="utf-8") as fh:
         if workers <= 1 or len(jobs) < 2:
-            results = map(_rows_in_child, jobs)
+            results = map(_rows, jobs)
         else:
             connections.close_all()
             pool = multiprocessing.get_context("fork").Pool(workers)
