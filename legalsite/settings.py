@@ -153,6 +153,8 @@ LANGUAGE_CODE = "zh-hans"
 LANGUAGES = [("zh-hans", _("Chinese (Simplified)")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env_str("LEXTRACE_TIME_ZONE", "Asia/Shanghai")
+# The court named in the header of review memos (empty: the case's team).
+COURT_NAME = env_str("LEXTRACE_COURT_NAME", "")
 USE_I18N = True
 USE_TZ = True
 

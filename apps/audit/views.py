@@ -14,5 +14,10 @@ def event_list(request):
     # Verified on every visit (reviewers need to see a break, C4); it reads the whole
     # trail, so the scheduled verify_audit_chain stays the primary check for big ones.
     report = chain_verify()
+    rows = [{"event": e, "label": selectors.action_label(e.action), "object": selectors.object_label(e.object_type),
+             "roles": selectors.role_labels(e.role), "changes": selectors.event_changes(e)} for e in page]
+    actions = [(a, selectors.action_label(a)) for a in selectors.audit_actions()]
+    object_types = [(t, selectors.object_label(t)) for t in selectors.audit_object_types()]
     return render(request, "audit/event_list.html",
-                  {"page": page, "filters": filters, "actions": selectors.audit_actions(), "report": report})
+                  {"page": page, "rows": rows, "filters": filters, "actions": actions, "object_types": object_types,
+                   "report": report})

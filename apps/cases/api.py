@@ -20,7 +20,8 @@ from apps.accounts.models import Role, Team
 from apps.accounts.selectors import team_list_for
 from apps.cases.models import MAX_DEFENDANTS, Case, DefendantResult, JudgmentRun, RunAttempt
 from apps.cases.selectors import CASE_STATUS_NONE, case_get_for, case_search, run_get_for, run_progress
-from apps.cases.services.cases import CaseConflict, case_create, case_update
+from apps.cases.selectors import term_label
+from apps.cases.services.cases import CaseConflict
 from apps.cases.services.idempotency import (
     KEY_MAX_LENGTH,
     IdempotencyConflict,
@@ -28,6 +29,7 @@ from apps.cases.services.idempotency import (
     fingerprint,
     idempotent_create,
 )
+from apps.cases.services.intake import IntakeUnconfirmed, case_findings, case_intake, case_revise
 from apps.cases.services.runs import judgment_cancel, judgment_request, judgment_retry
 from worker.agents.pipeline import ABLATIONS
 
@@ -67,6 +69,12 @@ class Pagination(PageNumberPagination):
     page_size = 25
 
 
+def _unconfirmed(exc: IntakeUnconfirmed) -> ValidationError:
+    errors = {f.field: [f.message] for f in exc.findings}
+    errors["needs_confirmation"] = [f.code for f in exc.findings]
+    return ValidationError(errors)
+
+
 def _service_errors(exc: DjangoValidationError) -> ValidationError:
     if hasattr(exc, "error_dict"):
         return ValidationError({field: [str(m) for e in errors for m in e.messages]
@@ -77,14 +85,25 @@ def _service_errors(exc: DjangoValidationError) -> ValidationError:
 # --- serializers shared by several operations -------------------------------------------------
 
 
+class FindingSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="defendant_absent, before_coverage or not_chinese")
+    field = serializers.CharField()
+    message = serializers.CharField()
+
+
 class CaseSerializer(serializers.ModelSerializer):
     team_name = serializers.CharField(source="team.name", read_only=True)
     defendants = serializers.ListField(child=serializers.CharField())
+    warnings = serializers.SerializerMethodField(help_text="what the clerk should know before running the case")
 
     class Meta:
         model = Case
         fields = ["id", "team", "team_name", "title", "facts", "offence_date", "defendants", "version", "upload",
-                  "created_at", "updated_at"]
+                  "warnings", "created_at", "updated_at"]
+
+    @extend_schema_field(FindingSerializer(many=True))
+    def get_warnings(self, case):
+        return [{"code": f.code, "field": f.field, "message": f.message} for f in case_findings(case)]
 
 
 class TermSerializer(serializers.Serializer):
@@ -102,10 +121,60 @@ class ResultSerializer(serializers.Serializer):
     charges = serializers.ListField(child=serializers.CharField())
     article_keys = serializers.ListField(child=serializers.CharField())
     term = serializers.SerializerMethodField()
+    term_text = serializers.SerializerMethodField(help_text="the term as a judgment writes it (有期徒刑一年五个月)")
 
     @extend_schema_field(TermSerializer)
     def get_term(self, result):
         return {"months": result.term_months, "life": result.life, "death": result.death}
+
+    def get_term_text(self, result) -> str:
+        return term_label(result.term_months, result.life, result.death) if result.judged else ""
+
+
+class ReviewedResultSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    changed = serializers.BooleanField(help_text="the reviewer's overrides changed this defendant's outcome")
+    overrides = serializers.IntegerField()
+    status = serializers.CharField()
+    charges = serializers.ListField(child=serializers.CharField())
+    article_keys = serializers.ListField(child=serializers.CharField())
+    term = TermSerializer(allow_null=True)
+    term_text = serializers.CharField()
+
+
+class RunReviewSerializer(serializers.Serializer):
+    status = serializers.CharField(help_text="pending, approved, rejected or returned")
+    decision = serializers.CharField(allow_null=True, help_text="approve, reject or return; null while pending")
+    reason = serializers.CharField(allow_blank=True)
+    reviewer = serializers.CharField(allow_null=True)
+    decided_at = serializers.DateTimeField(allow_null=True)
+    results = ReviewedResultSerializer(many=True, help_text="the reviewed outcome per defendant, once decided")
+
+
+def run_review_out(run, review: dict | None) -> dict | None:
+    """The review of a run for the API: status, the standing decision and the reviewed outcome per
+    defendant (the machine's own when the reviewer changed nothing)."""
+    if run.status != JudgmentRun.Status.DONE:
+        return None
+    if review is None:
+        return {"status": "pending", "decision": None, "reason": "", "reviewer": None, "decided_at": None, "results": []}
+    decision = review["decision"]
+    results = []
+    if decision is not None:
+        for r in run.results.all():
+            changed = review["results"].get(r.pk, {})
+            if changed.get("changed"):
+                row = {k: changed[k] for k in ("status", "charges", "article_keys", "term", "term_text")}
+            else:
+                row = {"status": r.status, "charges": list(r.charges), "article_keys": list(r.article_keys),
+                       "term": {"months": r.term_months, "life": r.life, "death": r.death} if r.judged else None,
+                       "term_text": term_label(r.term_months, r.life, r.death) if r.judged else ""}
+            results.append({"position": r.position, "changed": bool(changed.get("changed")),
+                            "overrides": changed.get("overrides", 0), **row})
+    return {"status": review["status"], "decision": decision.kind if decision else None,
+            "reason": decision.reason if decision else "",
+            "reviewer": decision.reviewer.username if decision else None,
+            "decided_at": decision.decided_at if decision else None, "results": results}
 
 
 class AttemptSerializer(serializers.ModelSerializer):
@@ -130,16 +199,27 @@ class RunSerializer(serializers.ModelSerializer):
     progress = serializers.SerializerMethodField()
     results = ResultSerializer(many=True, read_only=True)
     attempts = AttemptSerializer(many=True, read_only=True)
+    review = serializers.SerializerMethodField(
+        help_text="null until the run is done; then its review status and, once decided, the reviewed outcome")
 
     class Meta:
         model = JudgmentRun
         fields = ["id", "case", "status", "message", "strategy", "ablation", "mode", "case_version", "defendants",
                   "offence_date", "attempt_count", "cancel_requested", "retry_of", "versions", "created_at",
-                  "started_at", "finished_at", "progress", "attempts", "results"]
+                  "started_at", "finished_at", "progress", "attempts", "results", "review"]
 
     @extend_schema_field(ProgressSerializer(many=True))
     def get_progress(self, run):
         return ProgressSerializer(run_progress(run=run), many=True).data
+
+    @extend_schema_field(RunReviewSerializer(allow_null=True))
+    def get_review(self, run):
+        from apps.review.selectors import review_outcomes
+
+        reviews = self.context.get("reviews")
+        review = reviews.get(run.pk) if reviews is not None else review_outcomes([run.pk]).get(run.pk)
+        out = run_review_out(run, review)
+        return RunReviewSerializer(out).data if out is not None else None
 
 
 # The bundles are fetched by RunBundleApi only; run listings leave them in the database.
@@ -170,6 +250,10 @@ class CaseListCreateApi(_Api):
         offence_date = serializers.DateField()
         defendants = serializers.ListField(child=serializers.CharField(max_length=100), min_length=1,
                                            max_length=MAX_DEFENDANTS)
+        confirm_absent_defendants = serializers.BooleanField(
+            default=False, help_text="save the case although a defendant's name does not occur in the facts "
+                                     "(without it that is a 400 naming the defendants, needs_confirmation: "
+                                     "[defendant_absent])")
 
         def __init__(self, *args, user=None, **kwargs):
             super().__init__(*args, **kwargs)
@@ -203,15 +287,23 @@ class CaseListCreateApi(_Api):
         key = request.headers.get("Idempotency-Key", "").strip()
         if len(key) > KEY_MAX_LENGTH:
             raise ValidationError({"Idempotency-Key": f"at most {KEY_MAX_LENGTH} characters"})
+        fields = dict(data.validated_data)
+        confirmed = fields.pop("confirm_absent_defendants")
+
+        def create():
+            return case_intake(user=request.user, confirmed=confirmed, **fields)[0]
+
         try:
             if not key:
-                case, created = case_create(user=request.user, **data.validated_data), True
+                case, created = create(), True
             else:
                 # The same key again (a double click, a retried timeout) returns the first request's case.
                 case_id, created = idempotent_create(
                     user_id=request.user.pk, scope="case", key=key, body=fingerprint(data.validated_data),
-                    create=lambda: case_create(user=request.user, **data.validated_data).pk)
+                    create=lambda: create().pk)
                 case = Case.objects.get(pk=case_id)
+        except IntakeUnconfirmed as exc:
+            raise _unconfirmed(exc) from None
         except DjangoValidationError as exc:
             raise _service_errors(exc) from None
         except IdempotencyConflict as exc:
@@ -231,6 +323,7 @@ class CaseDetailApi(_Api):
         offence_date = serializers.DateField(required=False)
         defendants = serializers.ListField(child=serializers.CharField(max_length=100), min_length=1,
                                            max_length=MAX_DEFENDANTS, required=False)
+        confirm_absent_defendants = serializers.BooleanField(default=False)
 
     @extend_schema(operation_id="cases_retrieve", responses=CaseSerializer)
     def get(self, request, pk: int):
@@ -244,8 +337,12 @@ class CaseDetailApi(_Api):
         data.is_valid(raise_exception=True)
         changes = dict(data.validated_data)
         version = changes.pop("version")
+        confirmed = changes.pop("confirm_absent_defendants")
         try:
-            case = case_update(case=case, user=request.user, expected_version=version, **changes)
+            case, _warnings = case_revise(case=case, user=request.user, expected_version=version, confirmed=confirmed,
+                                          **changes)
+        except IntakeUnconfirmed as exc:
+            raise _unconfirmed(exc) from None
         except CaseConflict as exc:
             return Response({"detail": " ".join(exc.messages)}, status=status.HTTP_409_CONFLICT)
         except DjangoValidationError as exc:
@@ -274,10 +371,13 @@ class CaseRunsApi(_Api):
     @extend_schema(operation_id="cases_runs_list", responses=RunSerializer(many=True))
     def get(self, request, pk: int):
         case = case_get_for(user=request.user, pk=pk)
+        from apps.review.selectors import review_outcomes
+
         runs = case.runs.prefetch_related(_RESULTS, "attempts")
         paginator = Pagination()
         page = paginator.paginate_queryset(runs, request, view=self)
-        return paginator.get_paginated_response(RunSerializer(page, many=True).data)
+        reviews = review_outcomes([r.pk for r in page])  # one read for the page, not one per run
+        return paginator.get_paginated_response(RunSerializer(page, many=True, context={"reviews": reviews}).data)
 
     @extend_schema(operation_id="cases_runs_create", request=RunCreateInput, responses={201: RunSerializer},
                    summary="Start a judgment run of the case as it is now")

@@ -35,6 +35,8 @@ class CaseForm(forms.Form):
                                        "before the case is saved."),
                            widget=forms.ClearableFileInput(attrs={"accept": ",".join(ALLOWED_SUFFIXES)}))
     upload = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    confirm = forms.BooleanField(label=_("Save as entered"), required=False,
+                                 help_text=_("I have checked the findings above and the case is right as entered."))
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
@@ -54,6 +56,8 @@ class CaseEditForm(forms.Form):
                                   help_text=_("One name per line (or separated by commas or 、)."))
     facts = forms.CharField(label=_("Facts"), widget=forms.Textarea(attrs={"rows": 14}))
     version = forms.IntegerField(widget=forms.HiddenInput)
+    confirm = forms.BooleanField(label=_("Save as entered"), required=False,
+                                 help_text=_("I have checked the findings above and the case is right as entered."))
 
 
 class _OptionsWidget(forms.RadioSelect):
@@ -71,16 +75,27 @@ class _OptionsWidget(forms.RadioSelect):
 
 
 class RunForm(forms.Form):
+    """Starting a run. A clerk chooses nothing: the run uses the full pipeline. The research options
+    (strategy, ablation, retrieval mode) are for administrators (``research=True``) and evaluations."""
+
     strategy = forms.ChoiceField(label=_("Strategy"), initial=JudgmentRun.Strategy.STATISTICAL)
     ablation = forms.ChoiceField(label=_("Ablation"), initial="full")
     mode = forms.ChoiceField(label=_("Retrieval mode"), initial=JudgmentRun.Mode.FIXED, widget=forms.RadioSelect,
                              required=False)
 
+    DEFAULTS = {"strategy": JudgmentRun.Strategy.STATISTICAL, "ablation": "full", "mode": JudgmentRun.Mode.FIXED}
+
     def clean_mode(self):
         return self.cleaned_data.get("mode") or JudgmentRun.Mode.FIXED
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, research: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
+        self.research = research
+        if not research:
+            for name in self.DEFAULTS:
+                del self.fields[name]
+            self.strategy_notes = []
+            return
         options = strategy_options()
         self.strategy_notes = [o["note"] for o in options if o["note"]]
         field = self.fields["strategy"]
@@ -88,6 +103,10 @@ class RunForm(forms.Form):
         field.widget = _OptionsWidget(choices=field.choices, disabled=[o["value"] for o in options if not o["enabled"]])
         self.fields["ablation"].choices = ablation_options()
         self.fields["mode"].choices = mode_options()
+
+    def parameters(self) -> dict:
+        """strategy, ablation and mode for judgment_request: the defaults unless research options were given."""
+        return {name: self.cleaned_data.get(name) or default for name, default in self.DEFAULTS.items()}
 
 
 class CaseFilterForm(forms.Form):

@@ -13,12 +13,18 @@ from collections import OrderedDict
 
 from django.db.models import CharField, Exists, F, Func, OuterRef, Q, QuerySet, Subquery, Value
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import get_language, gettext_lazy
 
 from apps.accounts.models import User
 from apps.accounts.selectors import team_list_for
 from apps.cases.models import RESULT_STATUS_LABELS, Case, CaseUpload, DefendantResult, JudgmentRun, RunEvent
+from apps.cases.reasons import reason_render
+from apps.graph.labels import NODE_COLOURS, legend, relation_label
+from apps.registry.selectors import model_scores
+from worker.agents.wording import term_of, term_wording
 
 # --- cases, runs, uploads --------------------------------------------------------------
 
@@ -85,18 +91,44 @@ def case_search(*, user: User, q: str = "", status: str = "", charge: str = "", 
     return cases.order_by("-created_at", "-pk")
 
 
+def _latest_runs(case_ids: list[int]) -> dict[int, int]:
+    """Run id → case id, for the latest run of each case."""
+    return dict(JudgmentRun.objects.filter(case_id__in=case_ids).order_by("case_id", "-created_at", "-pk")
+                .distinct("case_id").values_list("pk", "case_id"))
+
+
+def latest_result_charges(case_ids: list[int]) -> dict[int, dict[int, list[str]]]:
+    """Case id → {result id: charges} of its latest run, in defendant order."""
+    latest = _latest_runs(case_ids)
+    out: dict[int, dict[int, list[str]]] = {}
+    for run_id, result_id, charges in DefendantResult.objects.filter(run_id__in=latest) \
+            .order_by("run_id", "position").values_list("run_id", "pk", "charges"):
+        out.setdefault(latest[run_id], {})[result_id] = list(charges)
+    return out
+
+
+def latest_result_terms(case_ids: list[int]) -> dict[int, dict[int, tuple[str, str]]]:
+    """Case id → {result id: (defendant, term as a judgment writes it)} of its latest run's judged results."""
+    latest = _latest_runs(case_ids)
+    out: dict[int, dict[int, tuple[str, str]]] = {}
+    rows = DefendantResult.objects.filter(run_id__in=latest).order_by("run_id", "position") \
+        .values_list("run_id", "pk", "defendant", "status", "term_months", "life", "death")
+    for run_id, result_id, defendant, status, months, life, death in rows:
+        if status == "judged":
+            out.setdefault(latest[run_id], {})[result_id] = (defendant, term_label(months, life, death))
+    return out
+
+
+def charges_union(lists) -> list[str]:
+    names: list[str] = []
+    for charges in lists:
+        names.extend(c for c in charges if c not in names)
+    return names
+
+
 def latest_charges(case_ids: list[int]) -> dict[int, list[str]]:
     """Case id → the charges of its latest run (over its defendants, first seen first)."""
-    latest = {}
-    for run_id, case_id in (JudgmentRun.objects.filter(case_id__in=case_ids).order_by("case_id", "-created_at", "-pk")
-                            .distinct("case_id").values_list("pk", "case_id")):
-        latest[run_id] = case_id
-    out: dict[int, list[str]] = {}
-    for run_id, charges in DefendantResult.objects.filter(run_id__in=latest).order_by("run_id", "position") \
-            .values_list("run_id", "charges"):
-        bucket = out.setdefault(latest[run_id], [])
-        bucket.extend(c for c in charges if c not in bucket)
-    return out
+    return {case_id: charges_union(results.values()) for case_id, results in latest_result_charges(case_ids).items()}
 
 
 # --- run progress -------------------------------------------------------------------------
@@ -160,6 +192,13 @@ PATH_LABELS = {
     "plan-interpretations": gettext_lazy("planner — interpretation searches (BM25 + interpretations of dense articles)"),
     "plan-precedents": gettext_lazy("planner — precedent searches (ontology similarity × court authority)"),
 }
+# The retrieval paths in a reader's words, for the article cards ("found by").
+PATH_SHORT = {
+    "sem": gettext_lazy("similar cases"), "com": gettext_lazy("case community"), "chg": gettext_lazy("charge"),
+    "art": gettext_lazy("statute search"), "flat": gettext_lazy("flat search"), "case": gettext_lazy("cited by similar cases"),
+    "plan-statutes": gettext_lazy("statute search"), "plan-interpretations": gettext_lazy("interpretation search"),
+    "plan-precedents": gettext_lazy("precedent search"),
+}
 PATH_ORDER = ("sem", "com", "chg", "art", "flat", "plan-statutes", "plan-interpretations", "plan-precedents")
 ACTION_LABELS = {
     "search_statutes": gettext_lazy("search statutes"),
@@ -189,14 +228,21 @@ _CITATION = re.compile(r"\[(\d+)\]")
 _SPAN_CONTEXT = 24
 
 
+def _wording_language() -> str:
+    return "zh" if (get_language() or "").startswith("zh") else "en"
+
+
 def term_label(months: int | None, life: bool = False, death: bool = False) -> str:
-    if death:
-        return _("death penalty")
-    if life:
-        return _("life imprisonment")
-    if months is None:
-        return _("no term")
-    return ngettext("%(n)d month", "%(n)d months", months) % {"n": months}
+    """The term as a judgment writes it (有期徒刑一年五个月, 拘役三个月, 无期徒刑…) in the page language."""
+    text = term_wording(months, life=life, death=death, lang=_wording_language())
+    return text or _("no term")
+
+
+def term_text(term: dict | None) -> str:
+    """``term_label`` of a term stored as bundles and results store it ({months, life, death, …})."""
+    if not term:
+        return ""
+    return term_of(term, lang=_wording_language()) or _("no term")
 
 
 def _term_of(term: dict | None) -> dict | None:
@@ -337,6 +383,18 @@ def _evidence_target(e: dict) -> str:
     return ""
 
 
+def _evidence_text(e: dict, items: dict) -> str:
+    """A checklist item cited as evidence reads as its question and what shows it: the supporting
+    sentence, else the verdict's reason in the page language (the bundle's text holds the free,
+    English reasoning when there is no sentence)."""
+    if e.get("kind") != "checklist":
+        return e.get("text", "")
+    item = items.get((e.get("ref"), e.get("pk")))
+    if item is None:
+        return e.get("text", "")
+    return f"{item.get('question', '')}：{item.get('span_text') or item['why']['text']}"
+
+
 def _reasoning_segments(text: str, numbers: set[int]) -> list[dict]:
     """The reasoning split into text and citation pieces; a citation links only if it resolves."""
     segments, last = [], 0
@@ -387,13 +445,19 @@ def _graph_elements(defendant: str, articles: list[dict], judgment: dict | None,
     nodes: dict[str, dict] = {}
     edges: list[dict] = []
 
+    explorer = reverse("graph:explorer")
+
     def node(node_id: str, caption: str, kind: str, anchor: str = ""):
-        nodes.setdefault(node_id, {"data": {"id": node_id, "caption": caption, "kind": kind, "anchor": anchor}})
+        # A node with no part of this page to scroll to opens in the graph explorer.
+        url = "" if anchor else f"{explorer}?{urlencode({'q': caption})}"
+        nodes.setdefault(node_id, {"data": {"id": node_id, "caption": caption, "kind": kind, "anchor": anchor,
+                                            "url": url, "colour": NODE_COLOURS.get(kind, "#5f6b7a")}})
 
     def edge(source: str, target: str, label: str):
-        edges.append({"data": {"id": f"e{len(edges)}", "source": source, "target": target, "label": label}})
+        edges.append({"data": {"id": f"e{len(edges)}", "source": source, "target": target, "label": label,
+                               "caption": relation_label(label)}})
 
-    node("defendant", defendant or _("the case"), "Defendant")
+    node("defendant", defendant or _("the case"), "Defendant", "judgment")
     verified = [a for a in articles if a["passed"]]
     for a in verified:
         a_id = f"a{a['article_pk']}"
@@ -469,8 +533,9 @@ def evidence_context(bundle_dict: dict) -> dict:
                 else (f"{interp.source}{interp.para}　{interp.text}" if interp else ""),
             })
         items = []
-        for item in a.get("items") or []:
-            items.append({**item, "anchor": f"item-{item.get('item_pk')}", "fact": _span_parts(focus, item)})
+        for number, item in enumerate(a.get("items") or [], start=1):
+            items.append({**item, "number": number, "anchor": f"item-{item.get('item_pk')}",
+                          "fact": _span_parts(focus, item), "why": reason_render(item.get("why"), item.get("reasoning", ""))})
         articles.append({
             "article_pk": int(a["article_pk"]), "key": key, "label": a.get("label", ""), "anchor": f"art-{key}",
             "law": article.law.title if article else "", "charges": a.get("charges") or [],
@@ -478,7 +543,8 @@ def evidence_context(bundle_dict: dict) -> dict:
             "version": {"pk": a.get("version_pk"), "valid_from": version.valid_from if version else None,
                         "valid_to": version.valid_to if version else None},
             "passed": bool(a.get("passed")), "score": a.get("score"), "prior": a.get("prior"),
-            "reason": a.get("reason", ""), "sources": sources.get(str(a["article_pk"]), []),
+            "reason": a.get("reason", ""), "why": reason_render(a.get("why"), a.get("reason", "")),
+            "sources": [PATH_SHORT.get(src, src) for src in sources.get(str(a["article_pk"]), [])],
             "items": items, "satisfied": sum(1 for i in items if i.get("satisfied")),
             "interpretations": interpretations,
         })
@@ -489,9 +555,11 @@ def evidence_context(bundle_dict: dict) -> dict:
         label = look.case_label(pk) if kind == "case" else look.article_label(pk) if kind == "article" else str(pk)
         anchor = f"art-{look.articles[int(pk)].key}" if kind == "article" and int(pk) in look.articles else ""
         pruned.append({"kind": kind, "kind_label": KIND_LABELS.get(kind, kind), "pk": pk, "label": label,
-                       "reason": p.get("reason", ""), "anchor": anchor})
+                       "reason": p.get("reason", ""), "why": reason_render(p.get("why"), p.get("reason", "")),
+                       "anchor": anchor})
 
-    evidence = [{**e, "anchor": f"ev-{e['n']}", "target": _evidence_target(e),
+    items_by_pk = {(a["key"], i.get("item_pk")): i for a in articles for i in a["items"]}
+    evidence = [{**e, "text": _evidence_text(e, items_by_pk), "anchor": f"ev-{e['n']}", "target": _evidence_target(e),
                  "kind_label": KIND_LABELS.get(e.get("kind"), e.get("kind"))}
                 for e in judgment.get("evidence") or []]
     numbers = {e["n"] for e in evidence}
@@ -502,6 +570,7 @@ def evidence_context(bundle_dict: dict) -> dict:
     judged_articles = [{"key": k, "label": by_key[k]["label"] if k in by_key else k, "anchor": f"art-{k}"}
                        for k in judgment.get("article_keys") or []]
 
+    graph = _graph_elements(bundle.get("defendant", ""), articles, judgment, verified_cases, look)
     costs = bundle.get("costs") or []
     totals = {"seconds": round(sum(c.get("seconds", 0) for c in costs), 4),
               "llm_calls": sum(c.get("llm_calls", 0) for c in costs),
@@ -521,6 +590,9 @@ def evidence_context(bundle_dict: dict) -> dict:
         "prejudged": [{"charge": c, "p": p} for c, p in research.get("prejudged") or []],
         "retrieval": retrieval,
         "articles": articles,
+        # Verified articles first; the ones the Auditor rejected are folded away below them.
+        "verified_articles": [a for a in articles if a["passed"]],
+        "rejected_articles": [a for a in articles if not a["passed"]],
         "pruned": pruned,
         "judgment": {
             "charges": judgment.get("charges") or [], "articles": judged_articles, "term": term,
@@ -530,14 +602,17 @@ def evidence_context(bundle_dict: dict) -> dict:
         },
         "precedents": [{"pk": pk, "ext_id": look.case_label(pk), "anchor": f"prec-{pk}",
                         "charges": look.case_charges(pk),
-                        "court_level": getattr(look.cases.get(pk), "court_level", "")} for pk in verified_cases],
+                        "court_level": look.cases[pk].get_court_level_display() if pk in look.cases else ""}
+                       for pk in verified_cases],
         "terms": _precedent_terms(verified_cases, look, term),
         "severity": _severity(judgment.get("term"), research.get("sentencing") or {}),
         "planner": _planner_steps(research.get("steps") or [], look),
-        "graph": _graph_elements(bundle.get("defendant", ""), articles, judgment, verified_cases, look),
+        "graph": graph,
+        "graph_legend": legend(n["data"]["kind"] for n in graph["nodes"]),
         "costs": costs,
         "cost_totals": totals,
         "versions": bundle.get("versions") or {},
+        "model_scores": model_scores(bundle.get("versions") or {}),
         "params": bundle.get("params") or {},
         "llm_records": len(bundle.get("llm_records") or []),
     }

@@ -6,6 +6,8 @@ writes need the staff role.
 
 import csv
 
+from django.utils import timezone
+
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
@@ -24,14 +26,18 @@ from apps.cases.selectors import (
     case_get_for,
     case_search,
     evidence_context,
-    latest_charges,
+    charges_union,
+    latest_result_charges,
+    latest_result_terms,
     result_get_for,
+    term_label,
     run_get_for,
     run_progress,
     upload_get_for,
 )
 from apps.cases.services.api_tokens import api_token_mint, api_token_revoke, privileged
-from apps.cases.services.cases import CaseConflict, case_create, case_update
+from apps.cases.services.cases import CaseConflict
+from apps.cases.services.intake import IntakeUnconfirmed, case_findings, case_intake, case_revise
 from apps.cases.services.runs import judgment_cancel, judgment_request, judgment_retry
 from apps.cases.services.uploads import case_upload_create
 from apps.core.params import int_param
@@ -57,12 +63,37 @@ def _charge_names():
 # --- cases ------------------------------------------------------------------------------
 
 
+def _reviewed(case_rows) -> dict:
+    from apps.review.selectors import review_outcomes
+
+    return review_outcomes([c.latest_run_id for c in case_rows if c.latest_run_id])
+
+
+def _charge_cell(case, per_result: dict, reviewed: dict) -> dict:
+    """The latest run's charges; once a reviewer approved it with overrides, the reviewed charges
+    beside them (and the machine's charges the reviewer struck)."""
+    results = per_result.get(case.pk, {})
+    machine = charges_union(results.values())
+    review = reviewed.get(case.latest_run_id)
+    cell = {"machine": machine, "review": review, "reviewed": None, "struck": []}
+    decision = review["decision"] if review else None
+    if decision is not None and decision.kind == "approve":
+        changed = review["results"]
+        if any(r.get("changed") for r in changed.values()):
+            names = charges_union(changed[rid]["charges"] if changed.get(rid, {}).get("changed") else charges
+                                  for rid, charges in results.items())
+            cell["reviewed"] = names
+            cell["struck"] = [c for c in machine if c not in names]
+    return cell
+
+
 def case_list(request):
     filters = CaseFilterForm(request.GET or None, user=request.user)
     cases = case_search(user=request.user, **filters.filters())
     page = Paginator(cases, PAGE_SIZE).get_page(request.GET.get("page"))
-    charges = latest_charges([c.pk for c in page])
-    rows = [{"case": c, "charges": charges.get(c.pk, [])} for c in page]
+    charges = latest_result_charges([c.pk for c in page])
+    reviewed = _reviewed(page)
+    rows = [{"case": c, "charges": _charge_cell(c, charges, reviewed)} for c in page]
     return render(request, "cases/case_list.html", {"filters": filters, "page": page, "rows": rows,
                                                     "charge_names": _charge_names()})
 
@@ -73,27 +104,57 @@ def _csv_cell(value) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
+def _terms_cells(terms: dict, review: dict | None) -> tuple[str, str]:
+    """The latest run's terms per defendant ("王某：有期徒刑一年五个月；…"), and the reviewed ones once an
+    approval changed them."""
+    machine = "；".join(f"{name}：{text}" for name, text in terms.values())
+    decision = review["decision"] if review else None
+    if decision is None or decision.kind != "approve" or not any(r.get("changed") for r in review["results"].values()):
+        return machine, ""
+    reviewed = []
+    for result_id, (name, text) in terms.items():
+        changed = review["results"].get(result_id, {})
+        reviewed.append(f"{name}：{(changed['term_text'] or '—') if changed.get('changed') else text}")
+    return machine, "；".join(reviewed)
+
+
 def case_export(request):
     filters = CaseFilterForm(request.GET or None, user=request.user)
     cases = list(case_search(user=request.user, **filters.filters())[:5000])
-    charges = latest_charges([c.pk for c in cases])
+    charges = latest_result_charges([c.pk for c in cases])
+    reviewed = _reviewed(cases)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="lextrace-cases.csv"'
     response.write("\ufeff")  # so spreadsheet programs read the Chinese text as UTF-8
     writer = csv.writer(response)
+    zone = timezone.get_current_timezone_name()
+    terms = latest_result_terms([c.pk for c in cases])
     writer.writerow(["id", "title", "team", "offence_date", "defendants", "version", "latest_run_status",
-                     "latest_charges", "created_at"])
+                     "review_status", "latest_charges", "reviewed_charges", "latest_terms", "reviewed_terms",
+                     f"created_at ({zone})"])
     for c in cases:
-        writer.writerow([_csv_cell(v) for v in (c.pk, c.title, c.team.name, c.offence_date.isoformat(),
-                                                "、".join(c.defendants), c.version, c.latest_status or "",
-                                                "、".join(charges.get(c.pk, [])), c.created_at.isoformat())])
+        cell = _charge_cell(c, charges, reviewed)
+        review = cell["review"]
+        machine_terms, reviewed_terms = _terms_cells(terms.get(c.pk, {}), review)
+        # The time as the pages show it: the server's time zone (settings.TIME_ZONE), not UTC.
+        created = timezone.localtime(c.created_at).strftime("%Y-%m-%d %H:%M:%S")
+        writer.writerow([_csv_cell(v) for v in (
+            c.pk, c.title, c.team.name, c.offence_date.isoformat(), "、".join(c.defendants), c.version,
+            c.latest_status or "", review["status"] if review else "", "、".join(cell["machine"]),
+            "、".join(cell["reviewed"]) if cell["reviewed"] is not None else "", machine_terms, reviewed_terms,
+            created)])
     return response
+
+
+def _findings_messages(request, findings) -> None:
+    for finding in findings:
+        messages.warning(request, finding.message)
 
 
 @role_required(Role.STAFF)
 def case_new(request):
     form = CaseForm(request.POST or None, request.FILES or None, user=request.user)
-    upload = None
+    upload, unconfirmed = None, []
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -109,26 +170,37 @@ def case_new(request):
                 return render(request, "cases/case_form.html", {"form": form, "upload": upload, "confirm": True})
             if data["upload"]:
                 upload = upload_get_for(user=request.user, pk=data["upload"])
-            case = case_create(user=request.user, team=data["team"], title=data["title"], facts=data["facts"],
-                               offence_date=data["offence_date"], defendants=data["defendants"], upload=upload)
+            case, warnings = case_intake(user=request.user, team=data["team"], title=data["title"],
+                                         facts=data["facts"], offence_date=data["offence_date"],
+                                         defendants=data["defendants"], upload=upload, confirmed=data["confirm"])
+        except IntakeUnconfirmed as exc:
+            unconfirmed = exc.findings
         except ValidationError as exc:
             _form_errors(form, exc)
         else:
             messages.success(request, _("Case saved."))
+            _findings_messages(request, warnings)
             return redirect("cases:case_detail", pk=case.pk)
     elif request.method == "POST" and form.data.get("upload"):
         pk = str(form.data["upload"])
         upload = upload_get_for(user=request.user, pk=int_param(pk)) if int_param(pk) is not None else None
-    return render(request, "cases/case_form.html", {"form": form, "upload": upload, "confirm": upload is not None})
+    return render(request, "cases/case_form.html", {"form": form, "upload": upload, "confirm": upload is not None,
+                                                    "unconfirmed": unconfirmed})
 
 
 def case_detail(request, pk: int):
     case = case_get_for(user=request.user, pk=pk)
-    runs = case.runs.select_related("requested_by").prefetch_related(
-        Prefetch("results", queryset=DefendantResult.objects.defer("bundle")))
+    runs = list(case.runs.select_related("requested_by").prefetch_related(
+        Prefetch("results", queryset=DefendantResult.objects.defer("bundle"))))
+    from apps.review.selectors import review_outcomes
+
+    reviewed = review_outcomes([r.pk for r in runs])
     return render(request, "cases/case_detail.html", {
-        "case": case, "runs": runs, "run_form": RunForm(), "can_edit": request.user.has_role(Role.STAFF),
-        "revisions": case.revisions.select_related("changed_by")[:5]})
+        "case": case, "runs": [{"run": r, "review": reviewed.get(r.pk)} for r in runs],
+        "run_form": RunForm(research=request.user.has_role(Role.ADMIN)), "can_edit": request.user.has_role(Role.STAFF),
+        "findings": case_findings(case), "revisions": case.revisions.select_related("changed_by")[:5],
+        # While a run is queued or running, the runs table follows it (htmx) without a reload.
+        "any_running": any(not r.finished for r in runs)})
 
 
 @role_required(Role.STAFF)
@@ -137,11 +209,16 @@ def case_edit(request, pk: int):
     initial = {"title": case.title, "offence_date": case.offence_date, "defendants": "\n".join(case.defendants),
                "facts": case.facts, "version": case.version}
     form = CaseEditForm(request.POST or None, initial=initial)
+    unconfirmed = []
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            updated = case_update(case=case, user=request.user, expected_version=data["version"], title=data["title"],
-                                  facts=data["facts"], offence_date=data["offence_date"], defendants=data["defendants"])
+            updated, warnings = case_revise(case=case, user=request.user, expected_version=data["version"],
+                                            title=data["title"], facts=data["facts"],
+                                            offence_date=data["offence_date"], defendants=data["defendants"],
+                                            confirmed=data["confirm"])
+        except IntakeUnconfirmed as exc:
+            unconfirmed = exc.findings
         except CaseConflict as exc:
             form.add_error(None, exc)
         except ValidationError as exc:
@@ -151,8 +228,9 @@ def case_edit(request, pk: int):
                 messages.info(request, _("Nothing changed."))
             else:
                 messages.success(request, _("Saved as version %(v)d.") % {"v": updated.version})
+                _findings_messages(request, warnings)
             return redirect("cases:case_detail", pk=case.pk)
-    return render(request, "cases/case_edit.html", {"case": case, "form": form})
+    return render(request, "cases/case_edit.html", {"case": case, "form": form, "unconfirmed": unconfirmed})
 
 
 def case_revisions(request, pk: int):
@@ -180,15 +258,15 @@ def upload_detail(request, pk: int):
 @role_required(Role.STAFF)
 def run_create(request, pk: int):
     case = case_get_for(user=request.user, pk=pk)
-    form = RunForm(request.POST)
+    # Research options (strategy, ablation, retrieval mode) only for administrators; a clerk's run is the full pipeline.
+    form = RunForm(request.POST, research=request.user.has_role(Role.ADMIN))
     if not form.is_valid():
         for errors in form.errors.values():
             for error in errors:
                 messages.error(request, error)
         return redirect("cases:case_detail", pk=case.pk)
     try:
-        run = judgment_request(case=case, user=request.user, strategy=form.cleaned_data["strategy"],
-                               ablation=form.cleaned_data["ablation"], mode=form.cleaned_data["mode"])
+        run = judgment_request(case=case, user=request.user, **form.parameters())
     except ValidationError as exc:
         for error in exc.messages:
             messages.error(request, error)
@@ -196,20 +274,28 @@ def run_create(request, pk: int):
     return redirect("cases:run_detail", pk=run.pk)
 
 
-def _run_context(run) -> dict:
-    return {"run": run, "progress": run_progress(run=run), "results": run.results.defer("bundle"),
-            "attempts": run.attempts.all(), "finished": run.finished}
+def _run_context(run, user) -> dict:
+    from apps.review.selectors import review_outcomes
+
+    review = review_outcomes([run.pk]).get(run.pk)
+    results = []
+    for r in run.results.defer("bundle"):
+        reviewed = (review or {}).get("results", {}).get(r.pk) if review and review["decision"] else None
+        results.append({"result": r, "term": term_label(r.term_months, r.life, r.death) if r.judged else "",
+                        "reviewed": reviewed})
+    return {"run": run, "progress": run_progress(run=run), "results": results, "review": review,
+            "attempts": run.attempts.all(), "finished": run.finished, "can_edit": user.has_role(Role.STAFF),
+            "can_review": user.has_role(Role.REVIEWER)}
 
 
 def run_detail(request, pk: int):
     run = run_get_for(user=request.user, pk=pk)
-    context = _run_context(run)
+    context = _run_context(run, request.user)
     if request.htmx:
         response = render(request, "cases/_run_status.html", context)
         if context["finished"]:
             response.status_code = HttpResponseStopPolling.status_code
         return response
-    context["can_edit"] = request.user.has_role(Role.STAFF)
     return render(request, "cases/run_detail.html", context)
 
 

@@ -9,11 +9,13 @@ from django_htmx.http import HttpResponseStopPolling
 from apps.accounts.selectors import team_list_for
 from apps.core.health import health_report_cached, public_view
 from apps.core.models import WorkerPing
+from apps.core.selectors import home_work
 from apps.core.services import PingThrottled, worker_ping_request
 
 
 def home(request):
-    return render(request, "core/home.html", {"teams": team_list_for(user=request.user)})
+    return render(request, "core/home.html", {"teams": team_list_for(user=request.user),
+                                              "work": home_work(user=request.user)})
 
 
 @login_not_required

@@ -62,3 +62,18 @@ def cases_page_queryset(run: EvaluationRun, outcome: str = ""):
 
 def case_get(run: EvaluationRun, case_id: str) -> EvaluationCase | None:
     return run.cases.filter(case_id=case_id).first()
+
+
+def training_overlap(run: EvaluationRun) -> dict:
+    """How many of the run's cases are in the corpus the models were trained on and precedents are
+    retrieved from (the same id, or the same facts): scores on them overstate accuracy on new cases."""
+    from django.db.models import Exists, F, Func, OuterRef, Q, TextField, Value
+
+    from apps.corpus.models import Precedent
+
+    fact_hash = Func(Func(Func(F("fact"), Value("UTF8"), function="convert_to"), function="sha256"), Value("hex"),
+                     function="encode", output_field=TextField())
+    same = Precedent.objects.filter(Q(ext_id=OuterRef("case_id")) | Q(fact_sha256=OuterRef("fact_hash")))
+    n = run.cases.annotate(fact_hash=fact_hash).filter(Exists(same)).count()
+    total = run.cases.count()
+    return {"n": n, "total": total, "all": bool(total) and n == total}

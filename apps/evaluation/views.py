@@ -4,7 +4,6 @@ from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
@@ -40,8 +39,9 @@ def run_detail(request, pk: int):
     if request.htmx and not run.finished:
         return render(request, "evaluation/_progress.html", {"run": run})
     if request.htmx:
+        # Finished: the whole page is out of date (metrics, cases), so htmx reloads it.
         response = render(request, "evaluation/_progress.html", {"run": run, "reload": True})
-        response.status_code = HttpResponseStopPolling.status_code
+        response["HX-Refresh"] = "true"
         return response
     outcome = request.GET.get("outcome", "")
     page = Paginator(selectors.cases_page_queryset(run, outcome), 50).get_page(request.GET.get("page"))
@@ -49,7 +49,8 @@ def run_detail(request, pk: int):
     context = {"run": run, "page": page, "outcome": outcome, "reference": reference,
                "categories": selectors.category_rows(run) if run.metrics else [],
                "against_reference": selectors.comparison([reference, run]) if reference and reference.pk != run.pk and run.metrics else [],
-               "confusion": selectors.confusion(run) if run.status == EvaluationRun.Status.DONE else None}
+               "confusion": selectors.confusion(run) if run.status == EvaluationRun.Status.DONE else None,
+               "overlap": selectors.training_overlap(run)}
     return render(request, "evaluation/run_detail.html", context)
 
 

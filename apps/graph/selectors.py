@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import re
 
+from django.urls import reverse
+from django.utils.http import urlencode
+from django.utils.translation import get_language
+
 from apps.core.params import int_param
-from apps.corpus.models import Article, Charge, Precedent
+from apps.corpus.models import Article, Charge, Interpretation, Precedent
 from apps.graph import age
+from apps.graph.labels import NODE_COLOURS, legend, node_label, relation_label
+from worker.agents.wording import term_wording
 from apps.graph.models import Community, GraphBuild
 from apps.graph.services.projection import expected_counts
 
@@ -17,7 +23,8 @@ _ARTICLE_KEY = re.compile(r"^(\d+)(?:-(\d+))?$")
 def graph_statistics() -> dict:
     actual = age.label_counts() if age.graph_exists() else {}
     expected = expected_counts()
-    rows = [{"label": label, "relational": n, "graph": actual.get(label, 0), "ok": actual.get(label, 0) == n}
+    rows = [{"label": label, "caption": node_label(label) if label in NODE_COLOURS else relation_label(label),
+             "relational": n, "graph": actual.get(label, 0), "ok": actual.get(label, 0) == n}
             for label, n in expected.items()]
     return {"rows": rows, "consistent": all(r["ok"] for r in rows), "build": GraphBuild.objects.first(),
             "communities": Community.objects.count()}
@@ -43,6 +50,8 @@ def graph_lookup(query: str) -> tuple[str, int] | None:
             return "Community", community.pk
     if (charge := Charge.objects.filter(name=query).first()) is not None:
         return "Offence", charge.pk
+    if (interp := Interpretation.objects.filter(ext_id=query).only("pk").first()) is not None:
+        return "Interpretation", interp.pk
     return None
 
 
@@ -63,7 +72,7 @@ def _lookup_text(props: dict) -> str:
     """What to type in the explorer's search box to move to this vertex ('' if it cannot be looked up)."""
     kind = props.get("kind")
     return {"case": props.get("ext_id"), "article": props.get("label"), "offence": props.get("name"),
-            "community": f"C{props.get('number')}"}.get(kind) or ""
+            "community": f"C{props.get('number')}", "interpretation": props.get("ext_id")}.get(kind) or ""
 
 
 def graph_neighbourhood(label: str, pk: int, *, limit: int = NEIGHBOURHOOD_LIMIT) -> dict:
@@ -73,15 +82,73 @@ def graph_neighbourhood(label: str, pk: int, *, limit: int = NEIGHBOURHOOD_LIMIT
                       {"pk": pk, "limit": limit}, columns=["n", "r", "m"])
     nodes, edges, table = {}, [], []
     for n, r, m in rows:
-        table.append({"relation": r["label"], "outgoing": r["start_id"] == n["id"], "score": r["properties"].get("score"),
-                      "caption": _caption(m["properties"]), "kind": m["label"], "lookup": _lookup_text(m["properties"])})
+        table.append({"relation": r["label"], "relation_label": relation_label(r["label"]),
+                      "outgoing": r["start_id"] == n["id"], "score": r["properties"].get("score"),
+                      "caption": _caption(m["properties"]), "kind": m["label"], "kind_label": node_label(m["label"]),
+                      "lookup": _lookup_text(m["properties"])})
         for v in (n, m):
-            nodes[v["id"]] = {"id": str(v["id"]), "label": v["label"], "pk": v["properties"]["pk"],
-                              "caption": _caption(v["properties"]), "center": v["properties"]["pk"] == pk and v["label"] == label}
+            nodes[v["id"]] = _node(v, center=v["properties"]["pk"] == pk and v["label"] == label)
         edges.append({"id": str(r["id"]), "source": str(r["start_id"]), "target": str(r["end_id"]), "label": r["label"],
-                      "score": r["properties"].get("score")})
+                      "caption": relation_label(r["label"]), "score": r["properties"].get("score")})
     if not rows:
         center = age.cypher(f"MATCH (n:{label}) WHERE n.pk = $pk RETURN n", {"pk": pk}, columns=["n"])
         for (v,) in center:
-            nodes[v["id"]] = {"id": str(v["id"]), "label": v["label"], "pk": pk, "caption": _caption(v["properties"]), "center": True}
-    return {"nodes": list(nodes.values()), "edges": edges, "rows": table, "truncated": len(rows) >= limit}
+            nodes[v["id"]] = _node(v, center=True)
+    # Sorted, so the drawing (a deterministic layout over this order) is the same on every load.
+    ordered = sorted(nodes.values(), key=lambda v: (not v["center"], v["label"], v["caption"], v["pk"]))
+    return {"nodes": ordered, "edges": sorted(edges, key=lambda e: (e["label"], e["source"], e["target"])),
+            "rows": sorted(table, key=lambda r: (r["relation"], r["kind"], r["caption"])),
+            "legend": legend(v["label"] for v in ordered), "truncated": len(rows) >= limit}
+
+
+def _node(vertex: dict, *, center: bool) -> dict:
+    props = vertex["properties"]
+    lookup = _lookup_text(props)
+    return {"id": str(vertex["id"]), "label": vertex["label"], "kind_label": node_label(vertex["label"]),
+            "pk": props["pk"], "caption": _caption(props), "center": center,
+            "colour": NODE_COLOURS.get(vertex["label"], "#333"),
+            "url": f"{reverse('graph:explorer')}?{urlencode({'q': lookup})}" if lookup and not center else ""}
+
+
+def _term(outcome) -> str:
+    # The wording module directly: the graph app reads only the published corpus (never apps.cases, F7).
+    lang = "zh" if (get_language() or "").startswith("zh") else "en"
+    return term_wording(outcome.term_months, life=outcome.life, death=outcome.death, lang=lang)
+
+
+def graph_node_detail(label: str, pk: int) -> dict | None:
+    """What the explorer shows of the looked-up vertex itself: an article's text in force, a
+    precedent's charges, term and facts, an interpretation's text, a charge's defining articles."""
+    from apps.corpus.models import ArticleVersion, PrecedentOutcome
+
+    if label == "Article":
+        article = Article.objects.select_related("law").filter(pk=pk).first()
+        if article is None:
+            return None
+        version = ArticleVersion.objects.filter(article=article, valid_to__isnull=True).order_by("-valid_from").first() \
+            or ArticleVersion.objects.filter(article=article).order_by("-valid_from").first()
+        return {"kind": "article", "title": article.label, "subtitle": article.law.title,
+                "text": version.text if version else "", "since": version.valid_from if version else None}
+    if label == "Case":
+        case = Precedent.objects.filter(pk=pk).first()
+        if case is None:
+            return None
+        outcomes = [{"defendant": o.defendant, "charges": [c.name for c in o.charges.all()],
+                     "term": _term(o) if o.term_known else ""}
+                    for o in PrecedentOutcome.objects.filter(precedent=case).prefetch_related("charges")
+                    .order_by("position")]
+        return {"kind": "case", "title": case.ext_id, "subtitle": case.get_court_level_display() if case.court_level else "",
+                "text": case.fact, "outcomes": outcomes}
+    if label == "Interpretation":
+        interp = Interpretation.objects.filter(pk=pk).first()
+        if interp is None:
+            return None
+        return {"kind": "interpretation", "title": f"{interp.source}{interp.para}", "subtitle": interp.ext_id,
+                "text": interp.text}
+    if label == "Offence":
+        charge = Charge.objects.filter(pk=pk).first()
+        if charge is None:
+            return None
+        return {"kind": "offence", "title": charge.name, "subtitle": "", "text": "",
+                "articles": [a.label for a in charge.articles.order_by("number", "sub")]}
+    return None

@@ -1,7 +1,7 @@
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
-from apps.graph.selectors import graph_lookup, graph_neighbourhood, graph_statistics
+from apps.graph.selectors import graph_lookup, graph_neighbourhood, graph_node_detail, graph_statistics
 
 LABELS = {"Case", "Article", "Offence", "Feature", "Community", "Interpretation", "ChecklistItem"}
 
@@ -16,6 +16,7 @@ def explorer(request):
     context = {"query": query, "found": found, "not_found": bool(query) and found is None}
     if found:
         context["neighbourhood"] = graph_neighbourhood(*found)
+        context["detail"] = graph_node_detail(*found)
     return render(request, "graph/explorer.html", context)
 
 

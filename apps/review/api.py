@@ -6,7 +6,7 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -16,7 +16,16 @@ from apps.cases.selectors import case_get_for
 from apps.review.models import REASON_MAX, Decision
 from apps.review.selectors import review_run_get_for
 from apps.review.services.holds import CaseHeld, case_delete, legal_hold_release, legal_hold_set
-from apps.review.services.reviews import ReviewConflict, approval_current, approval_verify, decision_make, review_for_run
+from apps.review.services.reviews import (
+    ReviewConflict,
+    approval_current,
+    approval_verify,
+    decision_make,
+    review_accept_rest,
+    review_coverage,
+    review_for_run,
+    review_open,
+)
 
 
 class IsReviewer(permissions.BasePermission):
@@ -42,17 +51,34 @@ class DecisionSerializer(serializers.ModelSerializer):
                   "invalidated_at", "invalidation_reason"]
 
 
+CoverageOut = inline_serializer("CoverageOut", {
+    "complete": serializers.BooleanField(help_text="an approval by you is possible"),
+    "defendants": serializers.ListField(child=inline_serializer("CoverageRow", {
+        "position": serializers.IntegerField(), "defendant": serializers.CharField(),
+        "opened": serializers.BooleanField(help_text="you fetched this defendant's judgment for review"),
+        "articles": serializers.IntegerField(help_text="verified articles"),
+        "decided": serializers.IntegerField(), "undecided": serializers.ListField(child=serializers.CharField()),
+    })),
+})
+
 ReviewOut = inline_serializer("ReviewOut", {
     "run": serializers.IntegerField(), "status": serializers.CharField(), "version": serializers.IntegerField(),
     "assigned_to": serializers.CharField(allow_null=True), "approval_valid": serializers.BooleanField(),
-    "decisions": DecisionSerializer(many=True),
+    "coverage": CoverageOut, "decisions": DecisionSerializer(many=True),
 })
 
 
-def _review_out(review) -> dict:
+def _coverage_out(review, user) -> dict:
+    coverage = review_coverage(review, user)
+    return {"complete": coverage["complete"],
+            "defendants": [{k: row[k] for k in ("position", "defendant", "opened", "articles", "decided", "undecided")}
+                           for row in coverage["rows"]]}
+
+
+def _review_out(review, user) -> dict:
     return {"run": review.run_id, "status": review.status, "version": review.version,
             "assigned_to": review.assigned_to.username if review.assigned_to else None,
-            "approval_valid": approval_current(review) is not None,
+            "approval_valid": approval_current(review) is not None, "coverage": _coverage_out(review, user),
             "decisions": DecisionSerializer(review.decisions.select_related("reviewer").order_by("-decided_at", "-pk"),
                                             many=True).data}
 
@@ -71,7 +97,7 @@ class ReviewApi(_Api):
         review = review_for_run(review_run_get_for(user=request.user, run_pk=pk))
         approval_verify(review)
         review.refresh_from_db()
-        return Response(_review_out(review))
+        return Response(_review_out(review, request.user))
 
 
 class DecisionApi(_Api):
@@ -99,7 +125,54 @@ class VerifyApi(_Api):
         review = review_for_run(review_run_get_for(user=request.user, run_pk=pk))
         approval_verify(review)
         review.refresh_from_db()
-        return Response(_review_out(review))
+        return Response(_review_out(review, request.user))
+
+
+class ReviewDefendantApi(_Api):
+    @extend_schema(operation_id="runs_review_defendant",
+                   responses=inline_serializer("ReviewDefendant", {
+                       "position": serializers.IntegerField(), "defendant": serializers.CharField(),
+                       "bundle": serializers.DictField(), "coverage": CoverageOut}),
+                   summary="One defendant's evidence bundle for review; fetching it records that you opened it "
+                           "(an approval needs every defendant opened)")
+    def get(self, request, pk: int, position: int):
+        review = review_for_run(review_run_get_for(user=request.user, run_pk=pk))
+        result = review.run.results.filter(position=position).first()
+        if result is None:
+            return Response({"detail": "no such defendant"}, status=status.HTTP_404_NOT_FOUND)
+        review_open(review=review, result=result, user=request.user)
+        return Response({"position": result.position, "defendant": result.defendant, "bundle": result.bundle,
+                         "coverage": _coverage_out(review, request.user)})
+
+
+AcceptRestIn = inline_serializer("AcceptRestIn", {
+    "defendant": serializers.IntegerField(min_value=0, help_text="the defendant's position (0-based)"),
+    "version": serializers.IntegerField(required=False, min_value=1)})
+
+
+class AcceptRestApi(_Api):
+    @extend_schema(operation_id="runs_review_accept_rest", request=AcceptRestIn,
+                   responses={200: inline_serializer("AcceptRestOut", {"accepted": serializers.IntegerField(),
+                                                                        "coverage": CoverageOut})},
+                   summary="Accept, as one recorded step, every verified article of an opened defendant that no "
+                           "reviewer has decided yet")
+    def post(self, request, pk: int):
+        review = review_for_run(review_run_get_for(user=request.user, run_pk=pk))
+        position = request.data.get("defendant")
+        result = review.run.results.filter(position=position).first() if str(position).isdigit() else None
+        if result is None:
+            raise ValidationError({"defendant": ["no such defendant"]})
+        version = request.data.get("version")
+        try:
+            n = review_accept_rest(review=review, result=result, user=request.user,
+                                   version=int(version) if str(version).isdigit() else None)
+        except DjangoPermissionDenied as exc:
+            raise PermissionDenied(str(exc)) from None
+        except DjangoValidationError as exc:
+            raise _service_errors(exc) from None
+        except ReviewConflict as exc:
+            return _conflict(exc)
+        return Response({"accepted": n, "coverage": _coverage_out(review, request.user)})
 
 
 class ReasonIn(serializers.Serializer):

@@ -64,6 +64,8 @@ class ReviewItem(models.Model):
     # For an override: item → satisfied; article → applies; precedent/interpretation → kept as evidence.
     value = models.BooleanField(null=True, blank=True)
     reason = models.TextField(blank=True)
+    # Accepted by the reviewer's explicit "accept the rest" of a defendant's verified articles.
+    bulk = models.BooleanField(default=False)
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     at = models.DateTimeField(auto_now=True)
 
@@ -74,6 +76,21 @@ class ReviewItem(models.Model):
             models.CheckConstraint(condition=Q(action="accept") | (Q(value__isnull=False) & Q(reason__regex=r"\S")),
                                    name="review_item_override_has_value_and_reason"),
         ]
+
+
+class ReviewOpening(models.Model):
+    """A reviewer opened one defendant's judgment in one review version. An approval needs the
+    deciding reviewer to have opened every defendant (apps.review.services.reviews.review_coverage)."""
+
+    review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="openings")
+    version = models.PositiveIntegerField()
+    result = models.ForeignKey(DefendantResult, on_delete=models.CASCADE, related_name="review_openings")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    opened_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["review", "version", "result", "reviewer"],
+                                               name="review_opening_once")]
 
 
 class WhatIf(models.Model):

@@ -6,10 +6,10 @@ from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 
-from apps.cases.models import JudgmentRun
+from apps.cases.models import RESULT_STATUS_LABELS, JudgmentRun
 from apps.cases.selectors import run_list_for
 from apps.core.params import int_param
-from apps.review.models import Decision, Review, ReviewItem
+from apps.review.models import Decision, Review, ReviewItem, WhatIf
 
 QUEUE_STATUSES = ("pending", "approved", "rejected", "returned", "all")
 
@@ -88,4 +88,60 @@ def reviewable_refs(bundle: dict) -> list[tuple[str, str]]:
         if ref not in seen:
             seen.add(ref)
             out.append(ref)
+    return out
+
+
+# --- the reviewed outcome, for the pages and the API outside the review app -------------------
+
+
+def _decision_of(review: Review, decisions: list[Decision]) -> Decision | None:
+    """The decision that stands for the review's current state: its version's valid decision."""
+    if review.status == Review.Status.PENDING:
+        return None
+    return next((d for d in decisions if d.version == review.version and d.valid), None)
+
+
+def review_outcomes(run_ids) -> dict[int, dict]:
+    """Run id → what the review made of it: status, the standing decision, and per result (by id)
+    the reviewed charges, articles and term when the reviewer's overrides changed the outcome.
+
+    Runs never opened for review are absent. The reviewed outcome of a result is the what-if of the
+    decided version (the Adjudicator on the evidence as the reviewer changed it); without overrides
+    the reviewed outcome is the run's own (``changed`` False).
+    """
+    from apps.cases.selectors import term_text
+
+    reviews = {r.run_id: r for r in Review.objects.filter(run_id__in=list(run_ids)).select_related("assigned_to")}
+    if not reviews:
+        return {}
+    decisions: dict[int, list[Decision]] = {}
+    for d in Decision.objects.filter(review__in=reviews.values()).select_related("reviewer").order_by("-decided_at"):
+        decisions.setdefault(d.review_id, []).append(d)
+    out: dict[int, dict] = {}
+    wanted: dict[int, int] = {}  # review id -> version whose what-ifs count
+    for run_id, review in reviews.items():
+        decision = _decision_of(review, decisions.get(review.pk, []))
+        out[run_id] = {"review": review, "status": review.status, "status_label": review.get_status_display(),
+                       "decision": decision, "results": {}}
+        if decision is not None:
+            wanted[review.pk] = decision.version
+    by_review = {r.pk: r.run_id for r in reviews.values()}
+    whatifs = WhatIf.objects.filter(review_id__in=wanted).exclude(bundle__isnull=True) \
+        .values_list("review_id", "version", "result_id", "bundle__judgment")
+    for review_id, version, result_id, judgment in whatifs:
+        if version != wanted.get(review_id):
+            continue
+        judgment = judgment or {}
+        term = judgment.get("term")
+        out[by_review[review_id]]["results"][result_id] = {
+            "changed": True, "status": judgment.get("status", ""),
+            "status_label": RESULT_STATUS_LABELS.get(judgment.get("status", ""), judgment.get("status", "")),
+            "charges": judgment.get("charges") or [],
+            "article_keys": judgment.get("article_keys") or [], "term": term, "term_text": term_text(term)}
+    overrides = ReviewItem.objects.filter(review_id__in=wanted, action=ReviewItem.Action.OVERRIDE) \
+        .values_list("review_id", "version", "result_id")
+    for review_id, version, result_id in overrides:
+        if version == wanted.get(review_id):
+            row = out[by_review[review_id]]["results"].setdefault(result_id, {"changed": False})
+            row["overrides"] = row.get("overrides", 0) + 1
     return out

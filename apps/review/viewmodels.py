@@ -4,25 +4,25 @@ checklist verdict, the what-if beside the original, the decision history."""
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from apps.cases.selectors import evidence_context
 from apps.review.models import Review, ReviewItem, WhatIf
 from apps.review.selectors import review_items_by_result, review_progress
 from apps.review.services.holds import hold_active
-from apps.review.services.reviews import approval_current
+from apps.review.services.reviews import approval_current, review_coverage
 
 # What an override sets, in words, per target and value.
 VALUE_LABELS = {
-    ("item", True): "satisfied", ("item", False): "not shown",
-    ("article", True): "applies", ("article", False): "does not apply",
-    ("precedent", True): "kept as evidence", ("precedent", False): "excluded",
-    ("interpretation", True): "kept as evidence", ("interpretation", False): "excluded",
+    ("item", True): gettext_lazy("satisfied"), ("item", False): gettext_lazy("not shown"),
+    ("article", True): gettext_lazy("applies"), ("article", False): gettext_lazy("does not apply"),
+    ("precedent", True): gettext_lazy("kept as evidence"), ("precedent", False): gettext_lazy("excluded"),
+    ("interpretation", True): gettext_lazy("kept as evidence"), ("interpretation", False): gettext_lazy("excluded"),
 }
 
 
 def value_label(target: str, value: bool | None) -> str:
-    label = VALUE_LABELS.get((target, bool(value)), "")
-    return _(label) if label else ""
+    return str(VALUE_LABELS.get((target, bool(value)), ""))
 
 
 def describe(ev: dict, target: str, ref: str) -> str:
@@ -47,6 +47,7 @@ def _control(target: str, ref: str, anchor: str, current: bool, items: dict) -> 
     item: ReviewItem | None = items.get((target, ref))
     return {
         "target": target, "ref": ref, "anchor": anchor, "item": item,
+        "dom_id": f"rc-{anchor}-{target}-{ref.replace(':', '-')}",
         "state": item.action if item else "",
         "value_label": value_label(target, item.value) if item and item.action == "override" else "",
         "offer": not current, "offer_label": value_label(target, not current),
@@ -78,6 +79,7 @@ def _outcome(ev: dict) -> dict:
     j = ev.get("judgment") or {}
     return {"status": ev.get("status"), "status_label": ev.get("status_label"), "ok": ev.get("ok"),
             "message": ev.get("message"), "charges": j.get("charges") or [], "articles": j.get("articles") or [],
+            "scores": ev.get("model_scores") or {},
             "term": (j.get("term") or {}).get("label") if j.get("term") else "", "reasoning": j.get("reasoning") or [],
             "evidence": j.get("evidence") or []}
 
@@ -102,7 +104,27 @@ def review_page_context(*, review: Review, user, position: int) -> dict:
         "decisions": list(review.decisions.select_related("reviewer").order_by("-decided_at", "-pk")),
         "approval": approval_current(review), "is_submitter": is_submitter,
         "can_edit": pending and not is_submitter, "progress": review_progress(review, results),
+        "coverage": review_coverage(review, user, results),
         "hold": hold_active(run.case),
         "rv": {"position": result.position if result else 0, "version": review.version,
-               "editable": pending and not is_submitter},
+               "editable": pending and not is_submitter, "result_pk": result.pk if result else None},
     }
+
+
+def controls_for(ev: dict, target: str, ref: str) -> list[dict]:
+    """Every control on the page for one (target, ref): an article or a checklist verdict shows in
+    the evidence list and in its article's card; an htmx action refreshes all of them."""
+    found = []
+    for e in (ev.get("judgment") or {}).get("evidence") or []:
+        if e.get("review") and (e["review"]["target"], e["review"]["ref"]) == (target, ref):
+            found.append(e["review"])
+    for p in ev.get("precedents") or []:
+        if p.get("review") and (p["review"]["target"], p["review"]["ref"]) == (target, ref):
+            found.append(p["review"])
+    for a in ev.get("articles") or []:
+        if (a["review"]["target"], a["review"]["ref"]) == (target, ref):
+            found.append(a["review"])
+        for i in a.get("items") or []:
+            if (i["review"]["target"], i["review"]["ref"]) == (target, ref):
+                found.append(i["review"])
+    return found

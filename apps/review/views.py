@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from apps.accounts.models import Role
@@ -32,10 +33,12 @@ from apps.review.services.reviews import (
     decision_make,
     review_assign,
     review_for_run,
+    review_accept_rest,
     review_item_set,
     review_item_undo,
+    review_open,
 )
-from apps.review.viewmodels import review_page_context
+from apps.review.viewmodels import controls_for, review_page_context
 
 PAGE_SIZE = 25
 
@@ -84,9 +87,23 @@ def review_detail(request, pk: int):
         messages.warning(request, _("The approval was invalidated: %(why)s. The run is back in review.")
                          % {"why": invalidated.invalidation_reason})
     position = request.GET.get("d", "0")
-    context = review_page_context(review=review, user=request.user,
-                                  position=int_param(position, 0))
+    position = int_param(position, 0)
+    shown = review.run.results.filter(position=position).first() or review.run.results.order_by("position").first()
+    if shown is not None:
+        review_open(review=review, result=shown, user=request.user)
+    context = review_page_context(review=review, user=request.user, position=shown.position if shown else 0)
     return render(request, "review/review_detail.html", context)
+
+
+def _item_answer(request, pk: int, position: int, target: str, ref: str, anchor: str):
+    """After an item action: the htmx fragments of the page (controls, what-if, coverage, messages)
+    without a reload, or the page itself again for a plain form post."""
+    if not request.htmx:
+        return _back(pk, position, anchor)
+    review = _review_of(request, pk)
+    context = review_page_context(review=review, user=request.user, position=position)
+    context["controls"] = controls_for(context["ev"], target, ref)
+    return render(request, "review/_item_response.html", context)
 
 
 def _review_of(request, pk: int):
@@ -113,7 +130,8 @@ def item_set(request, pk: int):
         _errors(request, exc)
     except ReviewConflict as exc:
         messages.error(request, str(exc))
-    return _back(pk, result.position, request.POST.get("anchor", ""))
+    return _item_answer(request, pk, result.position, request.POST.get("target", ""), request.POST.get("ref", ""),
+                        request.POST.get("anchor", ""))
 
 
 @require_POST
@@ -125,7 +143,26 @@ def item_undo(request, pk: int, item_pk: int):
         review_item_undo(review=review, item=item, user=request.user, version=_version(request))
     except ReviewConflict as exc:
         messages.error(request, str(exc))
-    return _back(pk, item.result.position, request.POST.get("anchor", ""))
+    return _item_answer(request, pk, item.result.position, item.target, item.ref, request.POST.get("anchor", ""))
+
+
+@require_POST
+@role_required(Role.REVIEWER)
+def accept_rest(request, pk: int):
+    review = _review_of(request, pk)
+    position = request.POST.get("position", "")
+    result = get_object_or_404(review.run.results, position=int(position) if position.isdigit() else -1)
+    try:
+        n = review_accept_rest(review=review, result=result, user=request.user, version=_version(request))
+    except ValidationError as exc:
+        _errors(request, exc)
+    except ReviewConflict as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, ngettext("%(n)d remaining article of %(name)s accepted.",
+                                           "%(n)d remaining articles of %(name)s accepted.", n)
+                         % {"n": n, "name": result.defendant})
+    return _back(pk, result.position, "review-coverage")
 
 
 @require_POST

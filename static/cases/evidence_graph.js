@@ -1,6 +1,8 @@
 // Draws the verified subgraph of an evidence view (templates/cases/_evidence.html).
-// The elements come from a JSON data block on the page; clicking a node with an
-// anchor scrolls to its evidence on the page. The tables carry the same content.
+// The elements come from a JSON data block on the page. The layout is deterministic (the same
+// graph is drawn the same way on every load): the defendant in the centre, articles and charges
+// on the first ring, precedents and interpretations on the outer one. Clicking a node scrolls to
+// its evidence on the page, or opens it in the graph explorer. The tables carry the same content.
 (function () {
   const el = document.getElementById("evidence-graph");
   if (!el || typeof cytoscape === "undefined") return;
@@ -8,24 +10,32 @@
   if (!source) return;
   const data = JSON.parse(source.textContent);
   if (!data.nodes.length) return;
-  const colours = { Defendant: "#1d2433", Article: "#9a6700", Offence: "#b3261e", Case: "#1f4e8c",
-                    Interpretation: "#6f42c1" };
+  const ring = { Defendant: 3, Article: 2, Offence: 2, Case: 1, Interpretation: 1 };
+  const byCaption = (a, b) => (a.data.kind + a.data.caption).localeCompare(b.data.kind + b.data.caption);
   const cy = cytoscape({
     container: el,
-    elements: data.nodes.concat(data.edges),
-    layout: { name: "cose", animate: false, randomize: false, nodeRepulsion: () => 40000, idealEdgeLength: () => 90, padding: 20 },
+    elements: data.nodes.slice().sort(byCaption).concat(data.edges),
+    layout: { name: "concentric", concentric: (n) => ring[n.data("kind")] || 0, levelWidth: () => 1,
+              minNodeSpacing: 46, animate: false, padding: 24, startAngle: Math.PI / 2 },
+    minZoom: 0.4, maxZoom: 2.5, wheelSensitivity: 0.3,
     style: [
-      { selector: "node", style: { label: "data(caption)", "font-size": 11, color: "#1d2433",
-        "text-valign": "bottom", "text-margin-y": 4,
-        "background-color": (n) => colours[n.data("kind")] || "#5f6b7a" } },
+      { selector: "node", style: { label: "data(caption)", "font-size": 11, color: "#1d2433", "text-valign": "bottom",
+        "text-margin-y": 4, "text-wrap": "ellipsis", "text-max-width": 110, "background-color": "data(colour)",
+        "text-background-color": "#ffffff", "text-background-opacity": 0.85, "text-background-padding": 1 } },
       { selector: "node[kind = 'Defendant']", style: { width: 38, height: 38, shape: "round-rectangle" } },
+      { selector: "node[anchor], node[url]", style: { cursor: "pointer" } },
       { selector: "edge", style: { width: 1.2, "line-color": "#c3c9d2", "target-arrow-shape": "triangle",
-        "target-arrow-color": "#c3c9d2", "curve-style": "bezier", label: "data(label)", "font-size": 7,
-        color: "#8a94a3", "text-rotation": "autorotate" } },
+        "target-arrow-color": "#c3c9d2", "curve-style": "bezier", label: "data(caption)", "font-size": 9,
+        color: "#5f6b7a", "text-rotation": "autorotate", "text-background-color": "#ffffff",
+        "text-background-opacity": 0.9, "text-background-padding": 1 } },
     ],
   });
+  el.lextraceGraph = cy;  // for tests and the console: the drawing's positions are deterministic
+  el.dataset.drawn = "1";
   cy.on("tap", "node", (event) => {
     const anchor = event.target.data("anchor");
+    const url = event.target.data("url");
     if (anchor) window.location.hash = anchor;
+    else if (url) window.location.href = url;
   });
 })();

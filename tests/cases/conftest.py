@@ -30,6 +30,10 @@ def demo_case(ext_id: str = "demo-case-001") -> dict:
 def compiled_catalogs():
     """The Chinese catalog compiled from locale/ (the .mo files are not in git; bootstrap compiles them)."""
     call_command("compilemessages", locale=["zh_Hans"], ignore_patterns=[".local", "node_modules", ".git"], verbosity=0)
+    # A catalog loaded before the compile (django.setup, an earlier test) would keep the old strings.
+    from django.utils.translation import trans_real
+    trans_real._translations = {}
+    trans_real._default = None
 
 
 _trained: dict[str, Path] = {}  # kind -> artefact directory, trained once per session
@@ -133,3 +137,14 @@ def judged_run(personas, judging_corpus):
     assert judgment_execute(run_id=run.pk, worker="test") == "done"
     run.refresh_from_db()
     return run
+
+
+def review_complete(run, user):
+    """What a reviewer does before an approval is accepted: open every defendant's judgment and
+    decide every verified article (here with "accept the rest")."""
+    from apps.review.services.reviews import review_accept_rest, review_for_run, review_open
+
+    review = review_for_run(run)
+    for result in run.results.order_by("position"):
+        review_open(review=review, result=result, user=user)
+        review_accept_rest(review=review, result=result, user=user)

@@ -51,10 +51,18 @@ def test_an_agentic_run_requested_through_the_api_runs_on_the_worker_and_stores_
 def test_the_mode_is_chosen_in_the_run_form_and_shown(personas, judging_corpus, django_capture_on_commit_callbacks):
     from apps.cases.services.runs import judgment_execute
 
-    case = make_case(personas.staff_a, personas.team_a)
-    client = personas.client(personas.staff_a)
     from django.urls import reverse
 
+    from apps.accounts.models import Role
+    from apps.accounts.services import user_create
+
+    # The research options (strategy, ablation, mode) are an administrator's; a clerk's form has none.
+    assert 'name="mode"' not in personas.client(personas.staff_a).get(
+        reverse("cases:case_detail", args=[make_case(personas.staff_a, personas.team_a).pk])).content.decode()
+    researcher = user_create(username="researcher", password="researcher-password-1", roles=[Role.STAFF, Role.ADMIN],
+                             teams=[personas.team_a])
+    case = make_case(researcher, personas.team_a)
+    client = personas.client(researcher)
     page = client.get(reverse("cases:case_detail", args=[case.pk]))
     assert 'name="mode"' in page.content.decode() and 'value="agentic"' in page.content.decode()
     with django_capture_on_commit_callbacks(execute=False):
@@ -97,7 +105,7 @@ def test_approved_agentic_runs_are_exported_as_planner_trajectories(personas, ju
 
     from apps.cases.services.runs import judgment_execute
     from apps.review.services.reviews import decision_make, review_for_run
-    from tests.cases.conftest import make_run
+    from tests.cases.conftest import make_run, review_complete
 
     case = make_case(personas.staff_a, personas.team_a)
     agentic = make_run(case, personas.staff_a)
@@ -109,6 +117,7 @@ def test_approved_agentic_runs_are_exported_as_planner_trajectories(personas, ju
         assert judgment_execute(run_id=run.pk, worker="test") == "done"
     for run in (agentic, fixed):
         run.refresh_from_db()
+        review_complete(run, personas.reviewer)
         decision_make(review=review_for_run(run), kind="approve", reason="checked", user=personas.reviewer)
 
     out = tmp_path / "traj.jsonl"

@@ -55,15 +55,13 @@ def test_a_clerk_files_a_case_watches_the_run_and_follows_the_evidence(demo_serv
     page.wait_for_selector("#start-run")
     assert page.inner_text("#defendants") == "王某、赵某"
 
-    # The strategy choice: statistical; the LLM one is disabled with the reason (no server configured).
-    assert page.is_checked("input[name=strategy][value=statistical]")
-    assert page.is_disabled("input[name=strategy][value=llm]")
-    assert "LEXTRACE_LLM_BASE_URL" in page.inner_text("#strategy-note")
+    # A clerk chooses no research option: the run is the full pipeline.
+    assert page.locator("input[name=strategy]").count() == 0 and "LEXTRACE_LLM_BASE_URL" not in page.inner_text("main")
     page.click("#start-run-button")
 
     # Live progress through htmx polling until the worker is done.
     page.wait_for_selector("#run-status")
-    assert page.inner_text("#run-strategy").startswith("statistical")
+    assert page.text_content("#run-strategy").startswith("statistical")
     page.wait_for_selector("#run-state[data-status=running], #run-state[data-status=done]", timeout=60000)
     page.screenshot(path=str(shots / "cases-run-progress.png"), full_page=True)
     page.wait_for_selector("#run-state[data-status=done]", timeout=180000)

@@ -9,6 +9,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 
+from apps.accounts.models import Role
+from apps.accounts.services import user_create
 from apps.cases.models import Case, CaseUpload, JudgmentRun
 from apps.cases.services.runs import judgment_cancel
 from tests.cases.conftest import demo_case, make_case, make_run
@@ -64,9 +66,13 @@ def test_a_binary_file_is_refused_with_a_reason(personas):
 def test_editing_keeps_a_history_with_before_and_after(personas):
     case = make_case(personas.staff_a, personas.team_a)
     client = personas.client(personas.staff_a)
-    response = client.post(f"/cases/{case.pk}/edit/", {"title": case.title, "offence_date": "2018-09-14",
-                                                       "defendants": "王某\n赵某\n钱某", "facts": case.facts,
-                                                       "version": 1})
+    edit = {"title": case.title, "offence_date": "2018-09-14", "defendants": "王某\n赵某\n钱某", "facts": case.facts,
+            "version": 1}
+    # 钱某 does not occur in the facts: nothing is saved until the clerk confirms it.
+    refused = client.post(f"/cases/{case.pk}/edit/", edit, HTTP_ACCEPT_LANGUAGE="en")
+    assert refused.status_code == 200 and "钱某 does not occur in the facts" in refused.content.decode()
+    assert Case.objects.get(pk=case.pk).version == 1
+    response = client.post(f"/cases/{case.pk}/edit/", {**edit, "confirm": "on"})
     assert response.status_code == 302
     case.refresh_from_db()
     assert case.version == 2
@@ -109,21 +115,34 @@ def test_the_export_is_csv_and_defuses_formulas(personas):
     assert rows[0][0] == "id" and rows[1][1].startswith("'=")
 
 
+def _researcher(personas):
+    """A staff member who is also an administrator: the run form offers them the research options."""
+    return user_create(username="researcher", password="researcher-password-1", roles=[Role.STAFF, Role.ADMIN],
+                       teams=[personas.team_a])
+
+
 def test_starting_a_run_from_the_case_page(personas, django_capture_on_commit_callbacks):
     case = make_case(personas.staff_a, personas.team_a)
     client = personas.client(personas.staff_a)
+    form_html = client.get(f"/cases/{case.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'id="start-run-button"' in form_html and "Ablation" not in form_html and 'name="strategy"' not in form_html
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        # A clerk's run is the full pipeline whatever the request names.
         response = client.post(f"/cases/{case.pk}/runs/", {"strategy": "statistical", "ablation": "no_auditor"})
     run = JudgmentRun.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/cases/runs/{run.pk}/"
-    assert len(callbacks) == 1 and (run.strategy, run.ablation) == ("statistical", "no_auditor")
+    assert len(callbacks) == 1 and (run.strategy, run.ablation) == ("statistical", "full")
     page = client.get(f"/cases/runs/{run.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    assert 'hx-trigger="every 1s"' in page and "no_auditor" in page and "Waiting for a worker" in page
+    assert 'hx-trigger="every 1s"' in page and "Waiting for a worker" in page
+    researcher = personas.client(_researcher(personas))
+    with django_capture_on_commit_callbacks(execute=False):
+        researcher.post(f"/cases/{case.pk}/runs/", {"strategy": "statistical", "ablation": "no_auditor"})
+    assert JudgmentRun.objects.latest("pk").ablation == "no_auditor"
 
 
 def test_the_llm_strategy_is_shown_disabled_with_the_reason(personas):
     case = make_case(personas.staff_a, personas.team_a)
-    client = personas.client(personas.staff_a)
+    client = personas.client(_researcher(personas))
     with override_settings(LLM_BASE_URL=""):
         page = client.get(f"/cases/{case.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
         assert re.search(r'<input[^>]*value="llm"[^>]*disabled', page)
@@ -198,7 +217,7 @@ def test_the_evidence_include_renders_a_bundle_that_failed_before_any_evidence(d
     with translation.override("en"):
         html = render_to_string("cases/_evidence.html", {"bundle": bundle, "ev": evidence_context(bundle)})
     assert "model unavailable" in html and "the server did not answer" in html and 'role="alert"' in html
-    assert "No candidate article reached the Auditor." in html and "Nothing was retrieved." in html
+    assert "No article was verified." in html and "Nothing was retrieved." in html
 
 
 def test_every_pipeline_status_has_a_label():

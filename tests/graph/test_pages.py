@@ -10,14 +10,15 @@ def test_the_statistics_page_compares_graph_and_tables(personas, demo_corpus):
     page = personas.client(personas.staff_a, HTTP_ACCEPT_LANGUAGE="en").get("/graph/")
     assert page.status_code == 200
     html = page.content.decode()
-    assert "consistent" in html and "CITES" in html
+    assert "consistent" in html and "CITES" in html and "cites" in html
 
 
 def test_the_explorer_finds_an_article_and_lists_its_neighbourhood_without_javascript(personas, demo_corpus):
     graph_project_all()
     client = personas.client(personas.staff_a, HTTP_ACCEPT_LANGUAGE="en")
     html = client.get("/graph/explore/", {"q": "133-1"}).content.decode()
-    assert "危险驾驶罪" in html and "REFERS_TO" in html and "第一百三十三条" in html
+    assert "危险驾驶罪" in html and "refers to" in html and "REFERS_TO" not in html and "第一百三十三条" in html
+    assert 'id="node-detail"' in html and "醉酒" in html, "the article itself is opened: its text in force"
     missing = client.get("/graph/explore/", {"q": "no-such-thing"}).content.decode()
     assert "Nothing in the graph matches" in missing
 
@@ -37,3 +38,20 @@ def test_the_neighbourhood_json_is_cytoscape_ready(personas, demo_corpus):
 
 def test_an_unknown_label_is_404(personas):
     assert personas.client(personas.staff_a, HTTP_ACCEPT_LANGUAGE="en").get("/graph/neighbourhood/Secret/1.json").status_code == 404
+
+
+def test_the_drawing_is_the_same_on_every_load_and_every_node_opens_something(personas, demo_corpus):
+    graph_project_all()
+    from apps.corpus.models import Article
+
+    article = Article.objects.get(number=264, sub=0)
+    client = personas.client(personas.staff_a, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    first = client.get(f"/graph/neighbourhood/Article/{article.pk}.json").json()
+    assert first == client.get(f"/graph/neighbourhood/Article/{article.pk}.json").json(), "no random order"
+    assert {e["caption"] for e in first["edges"]} >= {"引用", "规定", "解释"}, "edge labels in the page language"
+    kinds = {n["label"] for n in first["nodes"] if not n["center"] and n["url"]}
+    assert {"Case", "Offence", "Interpretation"} <= kinds, "clicking a precedent, charge or interpretation opens it"
+    interpretation = next(n for n in first["nodes"] if n["label"] == "Interpretation")
+    page = client.get(interpretation["url"]).content.decode()
+    assert 'id="node-detail"' in page and "司法解释" in page
+    assert {row["label"] for row in first["legend"]} >= {"判例", "罪名", "司法解释"}

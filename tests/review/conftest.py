@@ -2,7 +2,15 @@
 
 import pytest
 
-from tests.cases.conftest import compiled_catalogs, judged_run, judging_corpus, live, make_case, make_run  # noqa: F401
+from tests.cases.conftest import (  # noqa: F401
+    compiled_catalogs,
+    judged_run,
+    judging_corpus,
+    live,
+    make_case,
+    make_run,
+    review_complete,
+)
 from tests.conftest import PASSWORD
 
 

@@ -68,15 +68,13 @@ def test_a_reviewer_overrides_a_checklist_verdict_and_approves(demo_site, browse
     original = page.inner_text("#original-outcome")
 
     # Override the first "not shown" checklist verdict of a verified article: the element is shown.
+    # The override is an htmx request: the control, the what-if and the coverage change in place.
     control = page.locator("#candidates article.passed table.checklist td.verdict-no .review-control").first
     verdict_anchor = control.locator("xpath=ancestor::tr").get_attribute("id")
     control.locator("summary").click()
     control.locator("textarea[name=reason]").fill("The record does not show this element; see the witness statement.")
-    with page.expect_navigation():
-        control.locator("details.override button[type=submit]").click()
-    assert page.url.endswith(f"#{verdict_anchor}")
-    changed = page.locator(f"#{verdict_anchor} .review-control")
-    assert changed.get_attribute("data-state") == "override"
+    control.locator("details.override button[type=submit]").click()
+    page.wait_for_selector(f"#{verdict_anchor} .review-control[data-state=override]")
     assert "The record does not show this element" in page.inner_text("#override-list")
     whatif = page.inner_text("#whatif-outcome")
     assert "No override yet" not in whatif and "could not be computed" not in whatif
@@ -86,17 +84,22 @@ def test_a_reviewer_overrides_a_checklist_verdict_and_approves(demo_site, browse
     assert page.inner_text("#original-outcome") == original, "the run's own outcome stays as it was"
     page.locator("#whatif").screenshot(path=str(artifacts_dir / "review-whatif.png"))
 
-    # Accept one evidence item, then approve with a reason.
-    accept = page.locator("#evidence-items .review-control button[value=accept]").first
-    with page.expect_navigation():
-        accept.click()
-    assert page.locator("#evidence-items .review-control[data-state=accept]").count() == 1
+    # Accept one evidence item (in place), then the rest of each defendant's verified articles, then approve.
+    page.locator("#evidence-items .review-control button.review-accept").first.click()
+    page.wait_for_selector("#evidence-items .review-control[data-state=accept]")
+    for position in (0, 1):
+        page.goto(f"{demo_site}/review/runs/{run_pk}/?d={position}")
+        rest = page.locator(f"button[data-accept-rest='{position}']")
+        if rest.count():
+            with page.expect_navigation():
+                rest.click()
+    assert page.get_attribute("#coverage-state", "data-complete") == "1"
     page.check("#decision-form input[name=kind][value=approve]")
     page.fill("#decision-form textarea[name=reason]", "Checked every item; the override stands.")
     with page.expect_navigation():
         page.click("#decision-form button[type=submit]")
     assert page.inner_text("#review-status") == "approved"
-    assert re.fullmatch(r"[0-9a-f]{64}", page.inner_text("#snapshot-hash"))
+    assert re.fullmatch(r"[0-9a-f]{64}", page.text_content("#snapshot-hash"))
     assert "reviewer" in page.inner_text("#decision-history")
     page.screenshot(path=str(artifacts_dir / "review-approved.png"), full_page=True)
 

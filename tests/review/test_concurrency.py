@@ -8,7 +8,7 @@ from django.db import connection, transaction
 
 from apps.review.models import Decision, Review
 from apps.review.services.reviews import ReviewConflict, decision_make, review_for_run
-from tests.review.conftest import make_case, make_run
+from tests.review.conftest import make_case, make_run, review_complete
 
 
 def _purge(case_pk: int) -> None:
@@ -36,6 +36,8 @@ def test_two_reviewers_deciding_at_once_get_one_success_and_one_conflict(live, k
         assert judgment_execute(run_id=run.pk, worker="test") == "done"
         run.refresh_from_db()
         review = review_for_run(run)
+        for reviewer in reviewers:
+            review_complete(run, reviewer)
         barrier = threading.Barrier(2)
         outcomes, errors = [], []
 

@@ -7,7 +7,7 @@ from django.core.management import call_command
 
 from apps.review.services.export import approved_sft_export
 from apps.review.services.reviews import decision_make, review_for_run, review_item_set
-from tests.review.conftest import first_item
+from tests.review.conftest import first_item, review_complete
 
 pytestmark = pytest.mark.django_db
 
@@ -19,6 +19,7 @@ def test_only_approved_runs_are_exported_with_the_reviewers_verdicts(judged_run,
     review_item_set(review=review_for_run(judged_run), result=result, target="item",
                     ref=f"{article['article_pk']}:{item['item_pk']}", action="override",
                     value=not item["satisfied"], reason="reviewer's reading of the record", user=personas.reviewer)
+    review_complete(judged_run, personas.reviewer)
     decision_make(review=review_for_run(judged_run), kind="approve", reason="ok", user=personas.reviewer)
     call_command("export_approved_sft", "--out", str(out))
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
@@ -33,6 +34,7 @@ def test_only_approved_runs_are_exported_with_the_reviewers_verdicts(judged_run,
 
 
 def test_a_run_overlapping_an_evaluation_set_is_dropped(judged_run, personas, tmp_path):
+    review_complete(judged_run, personas.reviewer)
     decision_make(review=review_for_run(judged_run), kind="approve", reason="ok", user=personas.reviewer)
     evaluation = tmp_path / "eval.jsonl"
     evaluation.write_text(json.dumps({"fact": judged_run.facts[10:80]}, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -16,7 +16,7 @@ from apps.review.models import Decision, Review, ReviewItem
 from apps.review.services.holds import legal_hold_set, retention_purge
 from apps.review.services.reviews import decision_make, review_for_run
 from tests.audit.conftest import head_seq
-from tests.review.conftest import first_item, make_case, make_run
+from tests.review.conftest import first_item, make_case, make_run, review_complete
 
 pytestmark = pytest.mark.django_db
 
@@ -115,6 +115,7 @@ def test_the_api_refuses_a_decision_without_a_valid_reason_with_400(judged_run, 
 
 def test_the_api_records_one_decision_and_answers_409_to_the_next(judged_run, personas, reviewer2):
     url = f"/api/v1/runs/{judged_run.pk}/review/decision/"
+    review_complete(judged_run, personas.reviewer)
     first = api(personas.reviewer).post(url, {"kind": "approve", "reason": "all verified", "version": 1}, format="json")
     assert first.status_code == 201 and len(first.json()["snapshot_sha256"]) == 64
     second = api(reviewer2).post(url, {"kind": "reject", "reason": "disagree", "version": 1}, format="json")
@@ -125,7 +126,9 @@ def test_the_api_records_one_decision_and_answers_409_to_the_next(judged_run, pe
 
 def test_the_verify_endpoint_invalidates_a_changed_approval(judged_run, personas):
     url = f"/api/v1/runs/{judged_run.pk}/review/"
-    api(personas.reviewer).post(url + "decision/", {"kind": "approve", "reason": "ok"}, format="json")
+    review_complete(judged_run, personas.reviewer)
+    assert api(personas.reviewer).post(url + "decision/", {"kind": "approve", "reason": "ok"},
+                                       format="json").status_code == 201
     with connection.cursor() as cursor:
         cursor.execute("UPDATE cases_defendantresult SET term_months = coalesce(term_months, 0) + 12 WHERE run_id = %s",
                        [judged_run.pk])
@@ -199,6 +202,7 @@ def test_the_memo_is_only_for_an_approved_run_and_carries_the_approval(judged_ru
 
     client = personas.client(personas.reviewer)
     assert client.get(reverse("review:memo", args=[judged_run.pk, "docx"])).status_code == 404
+    review_complete(judged_run, personas.reviewer)
     decision = decision_make(review=review_for_run(judged_run), kind="approve", reason="verified", user=personas.reviewer)
     response = client.get(reverse("review:memo", args=[judged_run.pk, "docx"]))
     assert response.status_code == 200 and response["Content-Disposition"].startswith("attachment;")
@@ -209,7 +213,7 @@ def test_the_memo_is_only_for_an_approved_run_and_carries_the_approval(judged_ru
     for charge in result.charges:
         assert charge in text
     assert "[1]" in text, "the evidence appendix is numbered as the citations"
-    assert doc.tables and doc.tables[0].rows[0].cells[2].text in ("Checklist item", "审查要点")
+    assert doc.tables and doc.tables[0].rows[0].cells[1].text in ("Element", "构成要件")
 
 
 def test_the_pdf_memo_is_printed_by_chromium(judged_run, personas):
@@ -217,6 +221,7 @@ def test_the_pdf_memo_is_printed_by_chromium(judged_run, personas):
 
     if pdf_renderer() is None:
         pytest.skip("no Chromium on this machine: the PDF memo answers 501")
+    review_complete(judged_run, personas.reviewer)
     decision_make(review=review_for_run(judged_run), kind="approve", reason="verified", user=personas.reviewer)
     response = personas.client(personas.reviewer).get(reverse("review:memo", args=[judged_run.pk, "pdf"]))
     assert response.status_code == 200 and response.content.startswith(b"%PDF")

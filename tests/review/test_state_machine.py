@@ -28,6 +28,7 @@ from apps.review.services.reviews import (
     review_item_undo,
 )
 from apps.review.services.snapshot import snapshot_build, snapshot_hash
+from tests.cases.conftest import review_complete
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -100,6 +101,8 @@ class ReviewMachine(RuleBasedStateMachine):
             return
         try:
             with transaction.atomic():
+                if kind == "approve":  # what an approval needs: every judgment opened, every verified article decided
+                    review_complete(run, self._actor(who))
                 decision_make(review=review_for_run(run), kind=kind, reason=reason, user=self._actor(who))
             self.seen.add(kind)
         except (PermissionDenied, ValidationError, ReviewConflict):

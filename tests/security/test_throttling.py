@@ -16,7 +16,7 @@ RATE = 20
 def test_sixty_rapid_submissions_get_429s_beyond_the_rate_and_no_server_error(personas):
     key = api_token_for(personas.staff_a)
     client = personas.client(HTTP_AUTHORIZATION=f"Token {key}")
-    body = {"team": personas.team_a.pk, "title": "flood", "facts": "被告人于2020年1月1日盗窃财物。",
+    body = {"team": personas.team_a.pk, "title": "flood", "facts": "被告人甲于2020年1月1日盗窃财物。",
             "offence_date": "2020-01-01", "defendants": ["甲"]}
     cache.clear()
     rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "user": f"{RATE}/hour"}

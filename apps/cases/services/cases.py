@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.accounts.models import Team, User
@@ -75,6 +76,9 @@ def _clean_title(title: str, facts: str) -> str:
 def _clean_date(value) -> dt.date:
     if not isinstance(value, dt.date):
         raise ValidationError({"offence_date": _("Enter the offence date.")})
+    if value > timezone.localdate():
+        raise ValidationError({"offence_date": _("The offence date %(date)s is in the future. Enter the day the "
+                                                 "offence was committed.") % {"date": value.isoformat()}})
     return value
 
 
@@ -93,7 +97,9 @@ def _check_team(user: User, team: Team) -> None:
 
 @transaction.atomic
 def case_create(*, user: User, team: Team, facts: str, offence_date: dt.date, defendants: Iterable[str],
-                title: str = "", upload: CaseUpload | None = None) -> Case:
+                title: str = "", upload: CaseUpload | None = None, confirmed: Iterable[str] = ()) -> Case:
+    """Save a new case and its first revision. ``confirmed``: the intake findings the clerk confirmed
+    (apps.cases.services.intake), kept in the audit event."""
     _check_team(user, team)
     if upload is not None and upload.team_id != team.pk:
         raise ValidationError({"upload": _("The uploaded document belongs to another team.")})
@@ -103,24 +109,27 @@ def case_create(*, user: User, team: Team, facts: str, offence_date: dt.date, de
                                upload=upload, created_by=user)
     CaseRevision.objects.create(case=case, version=case.version, changed_by=user, changed_fields=list(EDITABLE_FIELDS),
                                 before=None, after=case_snapshot(case))
-    audit_append(action="case.create", obj=case, actor=user, after=_audit_view(case))
+    audit_append(action="case.create", obj=case, actor=user, after=_audit_view(case, confirmed))
     if upload is not None:
         # The intake preview's confirmation: the extracted text (as the user left it) became this case.
         audit_append(action="case.upload_confirm", obj=upload, actor=user, after={"case": case.pk})
     return case
 
 
-def _audit_view(case: Case) -> dict:
+def _audit_view(case: Case, confirmed: Iterable[str] = ()) -> dict:
     """What the append-only audit trail keeps of a case: hashes, never the facts or names themselves
     (the trail cannot be purged; the case and its revisions can)."""
-    return {"version": case.version, "team": case.team_id, "facts_sha256": hashlib.sha256(case.facts.encode()).hexdigest(),
+    view = {"version": case.version, "team": case.team_id, "facts_sha256": hashlib.sha256(case.facts.encode()).hexdigest(),
             "defendants": len(case.defendants), "offence_date": case.offence_date.isoformat() if case.offence_date else None}
+    if confirmed:
+        view["confirmed"] = sorted(set(confirmed))
+    return view
 
 
 @transaction.atomic
 def case_update(*, case: Case, user: User, expected_version: int | None = None, title: str | None = None,
                 facts: str | None = None, offence_date: dt.date | None = None,
-                defendants: Iterable[str] | None = None) -> Case:
+                defendants: Iterable[str] | None = None, confirmed: Iterable[str] = ()) -> Case:
     """Apply the given fields; a change that alters nothing leaves no revision.
 
     ``expected_version`` is the version the editor saw: if someone saved in
@@ -154,5 +163,5 @@ def case_update(*, case: Case, user: User, expected_version: int | None = None, 
     CaseRevision.objects.create(case=locked, version=locked.version, changed_by=user, changed_fields=changed,
                                 before=before, after=after)
     audit_append(action="case.update", obj=locked, actor=user, before=audit_before,
-                 after={**_audit_view(locked), "changed_fields": changed})
+                 after={**_audit_view(locked, confirmed), "changed_fields": changed})
     return locked

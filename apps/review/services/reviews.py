@@ -14,12 +14,13 @@ import json
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from apps.accounts.models import Role
 from apps.audit.services import audit_append
 from apps.cases.models import DefendantResult, JudgmentRun
-from apps.review.models import REASON_MAX, Decision, Review, ReviewItem, WhatIf
+from apps.review.models import REASON_MAX, Decision, Review, ReviewItem, ReviewOpening, WhatIf
 from apps.review.services.snapshot import snapshot_build, snapshot_changes, snapshot_hash
 
 
@@ -204,6 +205,90 @@ def whatif_compute(*, review: Review, result: DefendantResult) -> WhatIf | None:
     return whatif
 
 
+# --- coverage: what a reviewer must have looked at before approving ----------------------------
+
+
+def verified_articles(bundle: dict) -> list[dict]:
+    """The articles the run verified for one defendant (what an approval must have decided)."""
+    return [a for a in ((bundle or {}).get("audit") or {}).get("articles") or [] if a.get("passed")]
+
+
+def review_open(*, review: Review, result: DefendantResult, user) -> None:
+    """Record that ``user`` opened this defendant's judgment in the review's current version.
+    Only reviewers who may decide the run are recorded (not its submitter, not after a decision)."""
+    if (not user.has_role(Role.REVIEWER) or review.status != Review.Status.PENDING
+            or review.run.requested_by_id == user.pk or result.run_id != review.run_id):
+        return
+    ReviewOpening.objects.get_or_create(review=review, version=review.version, result=result, reviewer=user)
+
+
+def review_coverage(review: Review, user, results=None) -> dict:
+    """Per defendant: opened by ``user`` in this version, and the run's verified articles decided
+    (accepted or overridden by any reviewer, individually, through one of their checklist items,
+    or by "accept the rest"). ``complete`` is what an approval needs."""
+    results = list(results if results is not None else review.run.results.order_by("position"))
+    opened = set(ReviewOpening.objects.filter(review=review, version=review.version, reviewer=user)
+                 .values_list("result_id", flat=True))
+    items = ReviewItem.objects.filter(review=review, version=review.version).values_list("result_id", "target", "ref",
+                                                                                         "bulk")
+    decided: dict[int, set[str]] = {}
+    bulk: dict[int, int] = {}
+    for result_id, target, ref, is_bulk in items:
+        if target == ReviewItem.Target.ARTICLE:
+            decided.setdefault(result_id, set()).add(ref)
+            bulk[result_id] = bulk.get(result_id, 0) + int(is_bulk)
+        elif target == ReviewItem.Target.ITEM:
+            decided.setdefault(result_id, set()).add(ref.partition(":")[0])
+    rows = []
+    for r in results:
+        articles = verified_articles(r.bundle)
+        undecided = [a for a in articles if str(a["article_pk"]) not in decided.get(r.pk, set())]
+        rows.append({"result": r, "position": r.position, "defendant": r.defendant, "opened": r.pk in opened,
+                     "articles": len(articles), "decided": len(articles) - len(undecided),
+                     "undecided": [a.get("label") or a.get("key") for a in undecided],
+                     "undecided_refs": [str(a["article_pk"]) for a in undecided],
+                     "bulk": bulk.get(r.pk, 0)})
+    return {"rows": rows, "opened": sum(r["opened"] for r in rows), "defendants": len(rows),
+            "articles": sum(r["articles"] for r in rows), "decided": sum(r["decided"] for r in rows),
+            "complete": all(r["opened"] and not r["undecided"] for r in rows)}
+
+
+def review_accept_rest(*, review: Review, result: DefendantResult, user, version: int | None = None) -> int:
+    """Accept, in one explicit and recorded step, every verified article of one defendant that no
+    reviewer has decided yet. The defendant's judgment must have been opened first. Returns how many."""
+    _require_reviewer(user)
+    _four_eyes(review, user, what="accept the rest")
+    if result.run_id != review.run_id:
+        raise ValidationError(_("This result belongs to another run."))
+    with transaction.atomic():
+        locked = _locked(review)
+        _pending(locked, version)
+        if not ReviewOpening.objects.filter(review=locked, version=locked.version, result=result,
+                                            reviewer=user).exists():
+            raise ValidationError(_("Open %(name)s's judgment before accepting the rest of it.")
+                                  % {"name": result.defendant})
+        todo = review_coverage(locked, user, [result])["rows"][0]["undecided_refs"]
+        ReviewItem.objects.bulk_create([
+            ReviewItem(review=locked, version=locked.version, result=result, target=ReviewItem.Target.ARTICLE, ref=ref,
+                       action=ReviewItem.Action.ACCEPT, bulk=True, actor=user) for ref in todo])
+        if todo:
+            audit_append(action="review.accept_rest", obj=locked, actor=user,
+                         after={"result": result.position, "version": locked.version, "articles": todo})
+    return len(todo)
+
+
+def _coverage_missing(review: Review, user) -> str:
+    coverage = review_coverage(review, user)
+    missing = []
+    for row in coverage["rows"]:
+        if not row["opened"]:
+            missing.append(_("open the judgment for %(name)s") % {"name": row["defendant"]})
+        if row["undecided"]:
+            missing.append(_("decide %(articles)s for %(name)s (or accept the rest)")
+                           % {"articles": "、".join(row["undecided"]), "name": row["defendant"]})
+    return ("；" if (get_language() or "").startswith("zh") else "; ").join(missing)
+
+
 # --- decisions ----------------------------------------------------------------------------
 
 
@@ -227,6 +312,10 @@ def decision_make(*, review: Review, kind: str, reason: str, user, version: int 
             if failed:
                 raise ValidationError(_("The what-if could not be computed for %(names)s; remove the overrides "
                                         "or retry before approving.") % {"names": "、".join(failed)})
+            missing = _coverage_missing(locked, user)
+            if missing:
+                raise ValidationError(_("The review is not complete. Before approving, %(missing)s.")
+                                      % {"missing": missing})
             snapshot = snapshot_build(locked)
             digest = snapshot_hash(snapshot)
         try:

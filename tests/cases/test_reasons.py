@@ -1,0 +1,67 @@
+"""Structured reasons rendered in the page language (apps/cases/reasons.py): every code the
+pipeline writes has a sentence; an unknown code or unusable values fall back to the free text."""
+
+import pytest
+from django.utils import translation
+
+from apps.cases.reasons import SENTENCES, reason_render, signals_render
+from worker.agents import reasons
+
+
+def test_every_code_has_a_sentence():
+    missing = set(reasons.CODES) - set(SENTENCES)
+    assert not missing, f"add a row to apps/cases/reasons.SENTENCES for {sorted(missing)}"
+
+
+@pytest.mark.parametrize("why, words", [
+    (reasons.why(reasons.ITEM_VERIFIER, p=0.3712, threshold=0.5, share=0.0, satisfied=False), "未表述该要件"),
+    (reasons.why(reasons.ITEM_VERIFIER, p=0.71, threshold=0.5, share=0.4, satisfied=True), "表述了该要件"),
+    (reasons.why(reasons.ITEM_FEATURE_MATCH, features=["秘密窃取", "入户"]), "秘密窃取、入户"),
+    (reasons.why(reasons.ARTICLE_REJECTED, p=0.0132, threshold=0.35, supported=0, total=5,
+                 signals={"chg_p": -1.2, "fact_share": 0.4}, learned=True), "不适用"),
+    (reasons.why(reasons.ITEM_ANCHOR, word="扒窃"), "扒窃"),
+    (reasons.why(reasons.ARTICLE_NOT_IN_FORCE, label="第一百三十三条之一", date="2010-01-01"), "第一百三十三条之一"),
+    (reasons.why(reasons.PRUNED_BY_REVIEWER, reason="与本案无关"), "与本案无关"),
+])
+def test_sentences_are_in_the_page_language_with_scores_kept_for_the_details(compiled_catalogs, why, words):
+    with translation.override("zh-hans"):
+        out = reason_render(why, "verifier p = 0.37 < threshold 0.50")
+    assert out["known"] and words in out["text"]
+    assert "verifier p" not in out["text"] and "threshold" not in out["text"], "no formula in the legal reading"
+    if "p" in why:
+        assert out["detail"], "the score goes to the analysis details"
+    if why.get("signals"):
+        assert "罪名分类器 -1.20" in out["detail"] and "同罪名判例 +0.40" in out["detail"]
+        assert "chg_p" not in out["detail"] and "fact_share" not in out["detail"], "readable labels, not feature names"
+
+
+def test_signals_read_as_the_kinds_of_evidence_strongest_first(compiled_catalogs):
+    signals = {"vote_sem": 0.3, "legal texts (Rule graph)": -0.9, "chg_p": 0.5, "chg_rank": 0.25, "new_signal": 0.1}
+    with translation.override("en"):
+        assert signals_render(signals) == ("statute text similarity -0.90、charge classifier +0.75、"
+                                           "precedents (semantic path) +0.30、new_signal +0.10")
+    with translation.override("zh-hans"):
+        assert signals_render({"R_sem": 0.3, "art_path": -0.2}) == "判例（语义检索路径） +0.30、法条检索路径 -0.20"
+    assert signals_render({}) == signals_render(None) == "—"
+
+
+def test_an_article_decision_without_weights_or_scores_keeps_its_sentence(compiled_catalogs):
+    with translation.override("en"):
+        unweighted = reason_render(reasons.why(reasons.ARTICLE_APPLIES, p=0.8, threshold=0.5, supported=2, total=3,
+                                               signals={}, learned=False), "free")
+        old = reason_render(reasons.why(reasons.ARTICLE_NO_ELEMENT, total=4), "free")
+    assert unweighted["known"] and "carried by" not in unweighted["detail"] and "0.80" in unweighted["detail"]
+    assert old["known"] and old["text"] == "Does not apply: none of its 4 elements is shown by the facts."
+
+
+def test_english_and_the_models_own_words():
+    with translation.override("en"):
+        out = reason_render(reasons.why(reasons.ITEM_MODEL, verdict=True), "事实载明被告人秘密窃取")
+    assert out["text"] == "The language model finds this element in the facts." and out["quote"] == "事实载明被告人秘密窃取"
+
+
+def test_an_unknown_code_or_broken_values_fall_back_to_the_free_text():
+    assert reason_render({"code": "verifier.learned_signal", "x": 1}, "free text")["text"] == "free text"
+    assert reason_render(None, "free text") == {"text": "free text", "detail": "", "quote": "", "known": False}
+    broken = reason_render({"code": reasons.ARTICLE_NOT_IN_FORCE}, "fallback")  # no label, no date
+    assert broken["text"] == "fallback" and not broken["known"]

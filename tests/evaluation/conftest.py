@@ -1,0 +1,3 @@
+"""Fixtures for the evaluation pages."""
+
+from tests.graph.conftest import demo_corpus  # noqa: F401
