@@ -55,7 +55,7 @@ def load_active_models() -> dict:
 
 def statistical_models_train(*, cases: str | Path, out: str | Path | None = None, extra_args: list[str] = (),
                              statutes: str | Path | None = None, checklists: str | Path | None = None,
-                             auditor: bool = True, auditor_workers: int = 1) -> dict:
+                             auditor: bool = True, auditor_workers: int = 1, auditor_per_charge: int | None = None) -> dict:
     """Run the offline training job (a separate process: nothing imports training/) and register its models
     (the verifier and the intent classifier too when ``statutes`` and ``checklists`` are given)."""
     # A fresh directory per run: registered artefacts are never overwritten (several
@@ -66,7 +66,7 @@ def statistical_models_train(*, cases: str | Path, out: str | Path | None = None
     out.mkdir(parents=True, exist_ok=True)
     _report, output = statistical_training_run(cases=Path(cases), out=out, statutes=statutes, checklists=checklists,
                                                extra_args=list(extra_args), auditor=auditor,
-                                               auditor_workers=auditor_workers)
+                                               auditor_workers=auditor_workers, auditor_per_charge=auditor_per_charge)
     print(output, end="")
     registered = {}
     for kind in ModelVersion.Kind.values:

@@ -91,7 +91,7 @@ def training_structure_export(directory: Path) -> tuple[Path, Path]:
 
 def statistical_training_run(*, cases: Path, out: Path, statutes: Path | None = None, checklists: Path | None = None,
                              extra_args: list[str] = (), baselines: list[str] = (), auditor: bool = True,
-                             auditor_workers: int = 1) -> tuple[dict, str]:
+                             auditor_workers: int = 1, auditor_per_charge: int | None = None) -> tuple[dict, str]:
     """Train every statistical model into ``out``; returns (the report of training.statistical with the
     Auditor's entry added, the jobs' output).
 
@@ -103,8 +103,6 @@ def statistical_training_run(*, cases: Path, out: Path, statutes: Path | None = 
     The out-of-fold models are removed at the end.
     """
     import shutil
-
-    from apps.registry.auditor_export import auditor_rows_export
 
     exported_statutes, exported_checklists = training_structure_export(out)
     statutes = statutes or exported_statutes
@@ -119,9 +117,25 @@ def statistical_training_run(*, cases: Path, out: Path, statutes: Path | None = 
     if done.returncode != 0:
         raise RuntimeError(f"the training job exited with {done.returncode}: {output[-2000:]}")
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    if auditor and (out / "folds" / "charges.json").is_file():
+    if auditor:
+        output += auditor_training_run(cases=cases, out=out, report=report, baselines=baselines, workers=auditor_workers,
+                                       per_charge=auditor_per_charge)
+    shutil.rmtree(out / "folds", ignore_errors=True)
+    (out / "report.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+    return report, output
+
+
+def auditor_training_run(*, cases: Path, out: Path, report: dict, baselines: list[str] = (), workers: int = 1,
+                         per_charge: int | None = None) -> str:
+    """Stages 2 and 3 on the output of stage 1 (its out-of-fold models in ``out/folds``): the Auditor's
+    rows, then its fit; adds its entry to ``report`` and returns the jobs' output."""
+    from apps.registry.auditor_export import PER_CHARGE, auditor_rows_export
+
+    output = ""
+    if (out / "folds" / "charges.json").is_file():
         records = [json.loads(line) for line in Path(cases).read_text(encoding="utf-8").splitlines() if line.strip()]
-        counts = auditor_rows_export(out=out, cases=records, rows_path=out / "auditor-rows.jsonl", workers=auditor_workers)
+        counts = auditor_rows_export(out=out, cases=records, rows_path=out / "auditor-rows.jsonl", workers=workers,
+                                     per_charge=per_charge or PER_CHARGE)
         output += f"\nauditor rows: {counts}\n"
         baseline = [b.split("=", 2)[2] for b in baselines if b.startswith("--baseline=auditor=")]
         fitted = subprocess.run([sys.executable, "-m", "training.auditor", "--rows", str(out / "auditor-rows.jsonl"),
@@ -133,9 +147,7 @@ def statistical_training_run(*, cases: Path, out: Path, statutes: Path | None = 
             report["models"]["auditor"] = json.loads((out / "auditor-report.json").read_text(encoding="utf-8"))
         else:  # too few rows (a tiny corpus): no Auditor; the strategy says it decides without one
             output += f"\nthe Auditor was not trained (exit {fitted.returncode})\n"
-    shutil.rmtree(out / "folds", ignore_errors=True)
-    (out / "report.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
-    return report, output
+    return output
 
 
 def training_request(*, user=None, source: str = "corpus") -> TrainingRun:

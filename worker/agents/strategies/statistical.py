@@ -71,10 +71,18 @@ class StatisticalStrategy:
         # The Researcher's article path reranks with this (None: the cue rules).
         self.intent_classifier = IntentClassifier(intent_model, self.tokenize) if intent_model is not None else None
         self._view: tuple[str, dict] | None = None
+        self._versions: dict[str, str] | None = None
         self._legal_vectors: dict[tuple[int, int | None], dict[int, float]] = {}
         self._labels_of_charge: dict[str, list[str]] = {}
 
     def versions(self) -> dict[str, str]:
+        # A model's id hashes its weights (a few hundred ms for the classifiers): computed once, as the
+        # strategy's models do not change after it is built.
+        if self._versions is None:
+            self._versions = self._model_versions()
+        return dict(self._versions)
+
+    def _model_versions(self) -> dict[str, str]:
         def mid(m):
             return getattr(m, "model_id", "none") if m is not None else "none"
 
@@ -245,7 +253,7 @@ class StatisticalStrategy:
         matching = {label for c in charges for label in self._labels_for(c)}
         for a in verified:  # punishment articles that go with a chosen charge in the precedents
             if not a.charges and any(research.fact_shares.get(label, {}).get(a.article_pk, 0.0) >= COMPANION_SHARE
-                                     for label in labels):
+                                     for label in matching):
                 cited.append(a)
         labels = [self._label_of(c, view["charges"]) for c in charges]
         term = self._term(focus, labels) or _precedent_term(graph.cases(audit.verified_cases), charges)

@@ -16,10 +16,12 @@ class Command(BaseCommand):
         parser.add_argument("--no-dev-split", action="store_true",
                             help="train on every case (a small illustrative corpus such as the demo's): no held-out split")
         parser.add_argument("--no-auditor", action="store_true", help="skip the learned Auditor (its training runs the pipeline)")
+        parser.add_argument("--auditor-per-charge", type=int, default=None, metavar="N",
+                            help="training cases per charge for the Auditor's rows (default 20; fewer is faster)")
         parser.add_argument("--workers", type=int, default=1, help="processes for the Auditor's training rows (default 1)")
 
     def handle(self, *args, cases, statutes, checklists, out, if_missing, no_dev_split=False, no_auditor=False, workers=1,
-               **options):
+               auditor_per_charge=None, **options):
         from apps.registry.models import ModelVersion
 
         wanted = set(ModelVersion.Kind.values)
@@ -28,7 +30,7 @@ class Command(BaseCommand):
             return
         trained = statistical_models_train(cases=cases, out=out, statutes=statutes, checklists=checklists,
                                            extra_args=["--no-dev-split"] if no_dev_split else [], auditor=not no_auditor,
-                                           auditor_workers=workers)
+                                           auditor_workers=workers, auditor_per_charge=auditor_per_charge)
         for kind, version in trained.items():
             self.stdout.write(f"{kind}: {version.model_id} active; primary metric "
                               f"{version.metrics.get('primary_metric')} = {version.metrics.get(version.metrics.get('primary_metric'))}")
