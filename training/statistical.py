@@ -425,7 +425,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="charge_aliases.json: dataset charge name → statute charge (for the charges' legal documents)")
     parser.add_argument("--dev-split", action=argparse.BooleanOptionalAction, default=True,
                         help="hold out the development split (training/devsplit.py) for the held-out metrics and the gate "
-                             "(default); --no-dev-split trains on every case (a small illustrative corpus)")
+                             "(default); --no-dev-split holds out the --holdout hash split instead (a small corpus whose "
+                             "every charge the split would thin)")
     parser.add_argument("--max-train", type=int, help="train on at most N cases (stable subset)")
     parser.add_argument("--C", type=float, default=DEFAULTS["C"])
     parser.add_argument("--min-df", type=int, default=DEFAULTS["min_df"])
@@ -516,7 +517,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         checklists=load_records(args.checklists) if args.checklists else None,
         interpretations=load_records(args.interpretations) if args.interpretations else None,
         aliases=_aliases(args.aliases),
-        split_ids=dev_split_ids(cases, seed=args.seed) if args.dev_split else set(),
+        split_ids=dev_split_ids(cases, seed=args.seed) if args.dev_split else None,
         tokenize_many=lambda texts: tokenizer.tokens_many(texts),
     )  # fmt: skip
     total_s = time.perf_counter() - total_started

@@ -14,7 +14,7 @@ class Command(BaseCommand):
         parser.add_argument("--out", help="artefact directory (default: a new one under MEDIA_ROOT/models)")
         parser.add_argument("--if-missing", action="store_true", help="do nothing when every kind has an active model")
         parser.add_argument("--no-dev-split", action="store_true",
-                            help="train on every case (a small illustrative corpus such as the demo's): no held-out split")
+                            help="hold out a 10 %% hash split instead of the development split (a small corpus such as the demo's)")
         parser.add_argument("--no-auditor", action="store_true", help="skip the learned Auditor (its training runs the pipeline)")
         parser.add_argument("--auditor-per-charge", type=int, default=None, metavar="N",
                             help="training cases per charge for the Auditor's rows (default 20; fewer is faster)")
