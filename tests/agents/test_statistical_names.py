@@ -38,3 +38,44 @@ def test_a_verified_punishment_article_goes_with_the_charge_its_precedents_cite_
     research = Research(focus="f", features={}, query_text="f", fact_shares={"贪污罪": {2: 0.9, 3: 0.2}})
     judgment = s.adjudicate("f", Audit(articles=[defining, punishment, unrelated]), research, [], InMemoryGraphStore())
     assert judgment.charges == ["贪污罪"] and judgment.article_keys == ["382", "383"]
+
+
+class _LowAuditor:
+    """An Auditor that finds every candidate unlikely (below its threshold)."""
+    threshold, multi_threshold = 0.5, 0.6
+
+    def __init__(self, p):
+        self.p = p
+
+    def probabilities(self, rows):
+        import numpy as np
+
+        return np.array(self.p[: len(rows)])
+
+    def contributions(self, row):
+        return {}
+
+
+def test_when_nothing_reaches_the_threshold_the_best_candidate_with_a_shown_element_stands_and_says_so():
+    from worker.agents.memory_store import InMemoryGraphStore
+    from worker.agents.types import ArticleAudit, ItemVerdict, Research
+
+    def article(pk, key, charges, shown):
+        items = [ItemVerdict(item_pk=pk, order=0, question="q", satisfied=shown, score=0.5, reasoning="")]
+        return ArticleAudit(article_pk=pk, key=key, label=key, charges=charges, version_pk=pk, text="", in_force=True,
+                            items=items)
+
+    unshown, weak, weaker = article(1, "263", ["抢劫罪"], False), article(2, "264", ["盗窃罪"], True), article(3, "266", ["诈骗罪"], True)
+    s = StatisticalStrategy(auditor=_LowAuditor([0.45, 0.3, 0.2]))
+    s.decide_articles("f", [unshown, weak, weaker], Research(focus="f", features={}, query_text="f"), InMemoryGraphStore(),
+                      lambda a: None)
+    assert not unshown.passed, "the most probable candidate has no element shown: it never passes"
+    assert weak.passed and weak.why["code"] == "article.best_supported" and "below the threshold" in weak.reason
+    assert not weaker.passed and weaker.why["code"] == "article.rejected"
+    # Once one candidate reaches the threshold, nothing is passed below it.
+    s = StatisticalStrategy(auditor=_LowAuditor([0.45, 0.3, 0.55]))
+    for a in (unshown, weak, weaker):
+        a.passed = False
+    s.decide_articles("f", [unshown, weak, weaker], Research(focus="f", features={}, query_text="f"), InMemoryGraphStore(),
+                      lambda a: None)
+    assert [a.passed for a in (unshown, weak, weaker)] == [False, False, True]

@@ -22,6 +22,7 @@ ITEM_REVIEWER = "item.reviewer"  # reason, auditor (satisfied | not_shown): a re
 # Articles ---------------------------------------------------------------------------
 # p, threshold, supported, total, signals (the kinds of evidence that carried it, with their log-odds), learned
 ARTICLE_APPLIES = "article.applies"  # the Auditor passed it
+ARTICLE_BEST_SUPPORTED = "article.best_supported"  # p, threshold, supported, total: below the threshold, the best there was
 ARTICLE_REJECTED = "article.rejected"  # p, threshold, supported, total, signals: below the threshold
 ARTICLE_NO_ELEMENT = "article.no_element"  # total: no checklist item is shown by the facts
 ARTICLE_NOT_IN_FORCE = "article.not_in_force"  # label, date

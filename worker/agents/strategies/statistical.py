@@ -10,8 +10,9 @@
 - article decision: the learned Auditor (worker/agents/auditor_model.py) weighs the label-agnostic
   signals of every candidate (worker/agents/signals.py: the classifiers, the legal texts, the Fact
   graph, each retrieval path, the checklist verdicts) into P(the article applies); an article passes
-  when P reaches the Auditor's threshold *and* at least one of its items is supported. An article with
-  no element shown never passes, whatever its other evidence;
+  when P reaches the Auditor's threshold *and* at least one of its items is supported; when none does, the
+  most probable candidate with a shown element that defines a charge stands, and its reason says it was
+  below the threshold. An article with no element shown never passes, whatever its other evidence;
 - adjudication: the charge of the most probable verified article, and of every further verified article
   whose P reaches the multi-charge threshold, except where one of the two articles punishes conduct that
   also constitutes another offence under the heavier provision (then the heavier one alone, as 133之一
@@ -46,6 +47,7 @@ from worker.agents.verifier import FactsView
 PREJUDGE_K = 10  # charges the Researcher anchors on (chosen on the development split, docs/RESULTS.md)
 FALLBACK_THRESHOLD = 0.35  # without a trained Auditor: the strongest single evidence an article needs
 FALLBACK_MULTI = 0.5  # … and a further charge
+BEST_SUPPORTED_FALLBACK = True  # when nothing passes, the best candidate with a shown element (dev split: +3 points)
 COMPANION_SHARE = 0.5  # a verified article defining no charge goes with a charge cited by this share of its precedents
 
 
@@ -163,6 +165,7 @@ class StatisticalStrategy:
                                           max((v.get(a.article_pk, 0.0) for v in votes.values()), default=0.0))
                                       for a, r in zip(articles, rows)])
             threshold = FALLBACK_THRESHOLD
+        decided = []
         for a, row, p in zip(articles, rows, probabilities):
             supported = sum(1 for i in a.items if i.satisfied)
             a.signals = row
@@ -170,12 +173,27 @@ class StatisticalStrategy:
             a.prior = round(row["chg_p"], 6)
             a.score = round(float(p), 6)
             a.passed = bool(supported) and float(p) >= threshold
+            decided.append((a, supported))
+        # No article reaches the threshold: the best-supported one that defines a charge stands, said as such
+        # (chosen on the development split: docs/RESULTS.md); an article with no element shown never does.
+        best = None
+        if BEST_SUPPORTED_FALLBACK and not any(a.passed for a, _ in decided):
+            best = max((a for a, supported in decided if supported and a.charges and a.in_force),
+                       key=lambda a: (a.score, -a.article_pk), default=None)
+            if best is not None:
+                best.passed = True
+        for a, supported in decided:
+            p = a.score
             carried = sorted(a.contributions.items(), key=lambda kv: -abs(kv[1]))[:3]
             values = dict(p=round(float(p), 4), threshold=threshold, supported=supported, total=len(a.items),
                           signals={k: v for k, v in carried}, learned=self.auditor is not None)
             if not supported:
                 a.reason = f"no checklist item is shown by the facts ({len(a.items)} checked); P = {p:.2f} is not enough alone"
                 a.why = reasons.why(reasons.ARTICLE_NO_ELEMENT, **values)
+            elif a is best:
+                a.reason = (f"below the threshold (P = {p:.2f} < {threshold:.2f}) but the most probable candidate with a shown "
+                            f"element ({supported}/{len(a.items)} checklist items supported); no candidate reached it")
+                a.why = reasons.why(reasons.ARTICLE_BEST_SUPPORTED, **values)
             else:
                 source = "the Auditor's" if self.auditor is not None else "the strongest single evidence's (no trained Auditor)"
                 a.reason = (f"{source} P = {p:.2f} {'≥' if a.passed else '<'} {threshold:.2f}; {supported}/{len(a.items)} "
