@@ -43,8 +43,7 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                            gettext_lazy("%(share)s of the element's terms occur in one sentence")),
     codes.ITEM_FEATURE_MATCH: Sentence(gettext_lazy("The facts show it: %(features)s.")),
     codes.ITEM_ANCHOR: Sentence(gettext_lazy("The facts name its decisive term: %(word)s.")),
-    # codes.ITEM_NOT_AN_ELEMENT on main (the judge of issue #17); spelled out until this branch has it.
-    "item.not_an_element": Sentence(gettext_lazy("This item concerns the sentence or the classification, "
+    codes.ITEM_NOT_AN_ELEMENT: Sentence(gettext_lazy("This item concerns the sentence or the classification, "
                                                  "not an element the facts have to show.")),
     codes.ITEM_NOT_SHOWN: Sentence(gettext_lazy("No sentence of the facts states this element."),
                                    gettext_lazy("at most %(share)s of the element's terms occur in any sentence")),
@@ -58,6 +57,9 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
     codes.ITEM_REVIEWER: Sentence(gettext_lazy("Set by the reviewer: %(reason)s (the Auditor agent had found: %(auditor)s)")),
     codes.ARTICLE_APPLIES: _article(gettext_lazy("Applies: the facts fit the offence it defines (%(supported)s of its "
                                                  "%(total)s elements are stated in so many words).")),
+    codes.ARTICLE_BEST_SUPPORTED: _article(gettext_lazy("Applies, with less certainty: no candidate article reached the "
+                                                        "Auditor agent's threshold, and this one is the most probable of "
+                                                        "those with an element shown (%(supported)s of %(total)s).")),
     codes.ARTICLE_REJECTED: _article(gettext_lazy("Does not apply: the facts do not fit the offence it defines "
                                                   "(%(supported)s of its %(total)s elements are stated).")),
     codes.ARTICLE_NO_ELEMENT: _article(gettext_lazy("Does not apply: none of its %(total)s elements is shown by the facts.")),

@@ -20,6 +20,7 @@ def test_every_code_has_a_sentence():
     (reasons.why(reasons.ARTICLE_REJECTED, p=0.0132, threshold=0.35, supported=0, total=5,
                  signals={"chg_p": -1.2, "fact_share": 0.4}, learned=True), "不适用"),
     (reasons.why(reasons.ITEM_ANCHOR, word="扒窃"), "扒窃"),
+    (reasons.why(reasons.ARTICLE_BEST_SUPPORTED, p=0.21, threshold=0.3, supported=1, total=4), "把握较低"),
     (reasons.why(reasons.ARTICLE_NOT_IN_FORCE, label="第一百三十三条之一", date="2010-01-01"), "第一百三十三条之一"),
     (reasons.why(reasons.PRUNED_BY_REVIEWER, reason="与本案无关"), "与本案无关"),
 ])
