@@ -41,12 +41,13 @@ EXEMPT = {
     "apps.corpus.services.uploads.corpus_upload": "the queued import's outcome is audited by corpus_import",
     "apps.corpus.services.importing.import_batch_create": "the batch of an import whose outcome corpus_import audits",
     **{f"apps.corpus.services.appliers.apply_{kind}": "writes the corpus inside corpus_import's audited transaction"
-       for kind in ("statutes", "interpretations", "checklists", "cases", "charge_table")},
+       for kind in ("statutes", "interpretations", "checklists", "cases", "charge_table", "case_plan", "statute_plan")},
     # Derived data, rebuilt from audited inputs: search indexes, the graph and its projection, statistics.
     "apps.corpus.services.indexing.bm25_index_build": "derived search index over the audited corpus",
     "apps.corpus.services.indexing.dense_index_build": "derived search index over the audited corpus",
     "apps.corpus.services.indexing.dense_index_from_vectors": "derived search index over the audited corpus",
     "apps.corpus.services.indexing.search_indexes_build": "derived search indexes over the audited corpus",
+    "apps.corpus.services.indexing.search_indexes_follow": "derived search indexes brought up to an audited import",
     "apps.corpus.services.indexing.abandoned_builds_discard": "cleans up a derived index a killed build left",
     "apps.corpus.services.indexing.search_index_drop": "removes an inactive derived index",
     "apps.graph.services.building.graph_build": "derived graph of the audited corpus",

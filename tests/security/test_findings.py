@@ -22,7 +22,7 @@ from apps.cases.models import Case, CaseUpload, JudgmentRun
 from apps.cases.services.cases import MAX_FACTS_CHARS, CaseUnderHold, case_create, case_update
 from apps.cases.services.uploads import case_upload_create
 from apps.review.services.holds import legal_hold_release, legal_hold_set
-from apps.review.services.reviews import decision_make, review_for_run
+from apps.review.services.reviews import decision_make, review_accept_rest, review_for_run, review_open
 from tests.cases.conftest import demo_case, judged_run, judging_corpus, make_case, make_run  # noqa: F401
 from tests.conftest import PASSWORD, api_token_for
 from tests.legalsite.test_settings import PROD, run_manage
@@ -134,7 +134,11 @@ def test_private_pages_api_answers_and_downloads_are_never_cached(personas, judg
         "api bundle": api.get(f"/api/v1/runs/{judged_run.pk}/bundle/"),
         "review": reviewer.get(f"/review/runs/{judged_run.pk}/"),
     }
-    decision_make(review=review_for_run(judged_run), kind="approve", reason="verified", user=personas.reviewer)
+    review = review_for_run(judged_run)
+    for result in judged_run.results.order_by("position"):  # an approval needs every judgment read and decided
+        review_open(review=review, result=result, user=personas.reviewer)
+        review_accept_rest(review=review, result=result, user=personas.reviewer)
+    decision_make(review=review, kind="approve", reason="verified", user=personas.reviewer)
     responses["memo"] = reviewer.get(reverse("review:memo", args=[judged_run.pk, "docx"]))
     for name, response in responses.items():
         assert response.status_code == 200, name

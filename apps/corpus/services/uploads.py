@@ -14,6 +14,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
 
+from apps.audit.services import audit_append
 from apps.corpus.models import ImportBatch
 from apps.corpus.parsing.errors import ImportValidationError, LineError
 from apps.corpus.services.importing import ImportOptions, _finish, corpus_check, corpus_import, import_batch_create
@@ -104,18 +105,23 @@ def import_batch_confirm(*, batch: ImportBatch, user) -> ImportBatch:
             status=ImportBatch.Status.QUEUED, confirmed_by=user, confirmed_at=timezone.now())
         if updated != 1:
             raise UploadStateError("only a checked import that is waiting for confirmation can be published")
+        batch.refresh_from_db()
+        audit_append(action="corpus.import_confirm", obj=batch, actor=user,
+                     after={"kind": batch.kind, "filename": batch.filename, "sha256": batch.sha256})
         corpus_import_run.delay_on_commit(batch.pk)
-    batch.refresh_from_db()
     return batch
 
 
 def import_batch_discard(*, batch: ImportBatch, user) -> ImportBatch:
     """The admin drops a checked upload: nothing is written and the stored file is deleted."""
-    updated = ImportBatch.objects.filter(pk=batch.pk, status=ImportBatch.Status.CHECKED).update(
-        status=ImportBatch.Status.DISCARDED, finished_at=timezone.now())
-    if updated != 1:
-        raise UploadStateError("only a checked import that is waiting for confirmation can be discarded")
-    batch.refresh_from_db()
+    with transaction.atomic():
+        updated = ImportBatch.objects.filter(pk=batch.pk, status=ImportBatch.Status.CHECKED).update(
+            status=ImportBatch.Status.DISCARDED, finished_at=timezone.now())
+        if updated != 1:
+            raise UploadStateError("only a checked import that is waiting for confirmation can be discarded")
+        batch.refresh_from_db()
+        audit_append(action="corpus.import_discard", obj=batch, actor=user,
+                     after={"kind": batch.kind, "filename": batch.filename, "sha256": batch.sha256})
     if batch.upload:
         batch.upload.delete(save=True)
     return batch

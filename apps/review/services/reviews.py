@@ -219,7 +219,12 @@ def review_open(*, review: Review, result: DefendantResult, user) -> None:
     if (not user.has_role(Role.REVIEWER) or review.status != Review.Status.PENDING
             or review.run.requested_by_id == user.pk or result.run_id != review.run_id):
         return
-    ReviewOpening.objects.get_or_create(review=review, version=review.version, result=result, reviewer=user)
+    with transaction.atomic():
+        opening, created = ReviewOpening.objects.get_or_create(review=review, version=review.version, result=result,
+                                                               reviewer=user)
+        if created:  # who read which judgment before deciding: part of the review's record
+            audit_append(action="review.open", obj=review, actor=user,
+                         after={"result": result.pk, "defendant_position": result.position, "version": review.version})
 
 
 def review_coverage(review: Review, user, results=None) -> dict:
