@@ -41,13 +41,23 @@ ACTION_LABELS = {
     "accounts.team_delete": _("team deleted"), "accounts.login_locked_out": _("sign-in locked"),
     "accounts.login_unlocked": _("sign-in lock lifted"), "auth.otp_enrolled": _("authenticator enrolled"),
     "auth.otp_verified": _("second factor given"), "auth.otp_refused": _("second factor refused"),
+    "review.open": _("judgment opened by the reviewer"), "review.memo_export": _("memo exported"),
+    "run.cancel": _("judgment run cancelled"), "api_token.mint": _("API token issued"),
+    "api_token.revoke": _("API token revoked"), "api_token.refused": _("expired or revoked API token refused"),
+    "case.upload": _("document uploaded"), "case.upload_confirm": _("uploaded document filed as a case"),
+    "case.upload_purge": _("unconfirmed upload deleted"), "corpus.import_failed": _("corpus import refused"),
+    "corpus.import_duplicate": _("corpus import skipped (already imported)"),
+    "corpus.import_confirm": _("checked corpus import confirmed"), "corpus.import_discard": _("checked corpus import discarded"),
+    "accounts.login_ip_locked_out": _("sign-ins from an address locked"),
+    "accounts.login_ip_unlocked": _("sign-in lock of an address lifted"),
 }
 
 
 OBJECT_LABELS = {
     "cases.case": _("case file"), "cases.judgmentrun": _("judgment run"), "review.review": _("review"),
     "corpus.importbatch": _("corpus import"), "registry.modelversion": _("model version"), "accounts.user": _("user"),
-    "accounts.team": _("team"), "accounts.login": _("sign-in"),
+    "accounts.team": _("team"), "accounts.login": _("sign-in"), "cases.caseupload": _("uploaded document"),
+    "accounts.apitoken": _("API token"),
 }
 
 

@@ -252,7 +252,10 @@ def test_the_golden_workflow_leaves_the_expected_audit_sequence(personas, judgin
     events = list(AuditEvent.objects.filter(seq__gt=start).order_by("seq"))
     rest = [e for e in events if e.action == "review.accept_rest"]
     assert rest and all((e.actor_username, e.role) == ("reviewer", "reviewer") for e in rest)
-    events = [e for e in events if e.action != "review.accept_rest"]
+    opened = [e for e in events if e.action == "review.open"]
+    assert len(opened) == run.results.count() and all(e.actor_username == "reviewer" for e in opened), \
+        "the reviewer's first opening of each judgment is on the record"
+    events = [e for e in events if e.action not in ("review.accept_rest", "review.open")]
     assert [(e.action, e.actor_username, e.role) for e in events] == [
         ("case.create", "staff_a", "staff"),
         ("run.request", "staff_a", "staff"),
