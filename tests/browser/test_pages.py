@@ -76,18 +76,15 @@ def judged(demo_site, browser):
 
 
 def review_and_approve(page, base, run, *, strike=True):
-    """As the reviewer: open each defendant, strike 赵某's first verified article (the one his charge
-    rests on; an htmx override, so its charge leaves the reviewed outcome), accept the rest, approve."""
+    """As the reviewer: open each defendant, strike 王某's first verified article for both defendants
+    (an htmx override, so its charge leaves the reviewed outcome), accept the rest, approve."""
     page.goto(f"{base}/review/runs/{run}/")
     if page.locator("#review-status.review-approved").count():
         return
-    page.goto(f"{base}/review/runs/{run}/?d=1")
     key = page.get_attribute("#candidates article.passed >> nth=0", "id")
     for position in (0, 1):
         page.goto(f"{base}/review/runs/{run}/?d={position}")
         control = page.locator(f"#{key} > .review-control")
-        if position == 0:
-            control = page.locator("#no-such-control")  # 王某's one article stays
         if strike and control.count() and control.get_attribute("data-state") == "accept":
             control.locator("button.secondary").click()  # undo an earlier accept, in place
             page.wait_for_selector(f"#{key} > .review-control[data-state=open]")
@@ -153,7 +150,7 @@ def test_2_a_review_cannot_be_rubber_stamped(judged, demo_site, browser, artifac
     assert page.get_attribute("#coverage-state", "data-complete") == "0"
     page.goto(f"{demo_site}/review/runs/{judged['run']}/?d=1")  # 赵某: theft and fraud verified
     page.evaluate("window.__noReload = true")
-    # The second verified article (the first is the one review_and_approve strikes).
+    # 赵某's second verified article (review_and_approve strikes 王某's first; an accepted one it undoes).
     control = page.locator("#candidates article.passed >> nth=1").locator("> .review-control")
     control.locator("button.review-accept").click()
     page.wait_for_selector("#candidates article.passed .review-control[data-state=accept]")
