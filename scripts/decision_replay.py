@@ -1,0 +1,72 @@
+"""Replay the statistical judge's charge decision on the bundles a stored evaluation run kept.
+
+    DB_NAME=lextrace_bench python scripts/decision_replay.py RUN
+
+For each defendant judgment of evaluation run RUN, the audited candidates of its bundle (their Auditor
+probability, their supported checklist items, the charge classifier's probability) are decided again
+under three rules, and the per-defendant charge accuracy of each is printed (the paper's matching
+rule, apps/evaluation/metrics.py):
+
+  threshold      an article passes at P >= the threshold with an element shown (build 6a08386);
+  + fallback     when none does, the most probable candidate with an element shown (build 4d2555e);
+  + agreement    a further charge also needs the charge classifier's probability >= 0.5 (a62386e).
+
+A replay, not the pipeline: each article's first charge stands for it and the concurrence rule is left
+out, so its figures are a little below the pipeline's own; it shows what each rule changes on the same
+audited candidates. Use it on the development split's runs, never to choose on an evaluation set.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "legalsite.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from apps.evaluation.metrics import _charge_set, map_predicted  # noqa: E402
+from apps.evaluation.models import EvaluationRun  # noqa: E402
+
+THRESHOLD, MULTI, AGREE = 0.3, 0.55, 0.5
+
+
+def decide(bundle: dict, *, fallback: bool, agree: float) -> list[str] | None:
+    articles = [a for a in (bundle.get("audit") or {}).get("articles", []) if a.get("charges")]
+    shown = [a for a in articles if any(i.get("satisfied") for i in a.get("items", []))]
+    passing = sorted((a for a in shown if a["score"] >= THRESHOLD), key=lambda a: -a["score"])
+    if not passing and fallback:
+        passing = sorted(shown, key=lambda a: -a["score"])[:1]
+    if not passing:
+        return None
+    chosen = passing[:1] + [a for a in passing[1:]
+                            if a["score"] >= MULTI and (a.get("signals") or {}).get("chg_p", 0.0) >= agree]
+    return list(dict.fromkeys(a["charges"][0] for a in chosen))
+
+
+def main(run_id: int) -> None:
+    run = EvaluationRun.objects.get(pk=run_id)
+    rules = {"threshold": dict(fallback=False, agree=0.0), "+ fallback": dict(fallback=True, agree=0.0),
+             "+ agreement": dict(fallback=True, agree=AGREE)}
+    right = dict.fromkeys(rules, 0)
+    undecided = dict.fromkeys(rules, 0)
+    n = 0
+    for case in run.cases.all():
+        gold = list(case.gold["charges"])
+        for bundle in case.bundles or []:
+            n += 1
+            for name, rule in rules.items():
+                charges = decide(bundle, **rule)
+                if charges is None:
+                    undecided[name] += 1
+                else:
+                    right[name] += map_predicted(charges, gold) == _charge_set(gold)
+    print(f"evaluation run {run.pk} ({run.label}): {n} defendant judgments")
+    for name in rules:
+        print(f"  {name:12s} charge accuracy {100 * right[name] / max(n, 1):.1f}  no article passed {undecided[name]}")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))
