@@ -60,9 +60,6 @@ class AgeGraphStore:
             self._case_cache.update({pk: found.get(pk) for pk in missing})
         return [c for pk in wanted if (c := self._case_cache[pk]) is not None]
 
-    def _cases(self, pks: list[int]) -> list[CaseNode]:
-        return self.cases(pks)
-
     def _fetch_cases(self, pks: list[int]) -> list[CaseNode]:
         if not pks:
             return []
@@ -92,7 +89,7 @@ class AgeGraphStore:
     def cases_of_offence(self, charge: str, limit: int = 50) -> list[CaseNode]:
         rows = self._q("MATCH (c:Case)-[:CONVICTED_OF]->(o:Offence) WHERE o.name = $name RETURN c.pk ORDER BY c.pk LIMIT $limit",
                        {"name": charge, "limit": limit}, ("pk",))
-        return self._cases([r[0] for r in rows])
+        return self.cases(r[0] for r in rows)
 
     def _articles(self, query: str, params: dict) -> list[ArticleNode]:
         rows = self._q(query, params, ("a",))
