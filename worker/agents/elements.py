@@ -52,16 +52,59 @@ ELEMENT_EXPRESSIONS = {
     "性侵害": r"抚摸|摸.{0,6}?(?:胸|下体|阴部|臀)|亲吻|搂抱|脱.{0,4}?(?:裤|衣)",
     "非法采伐捕猎": r"猎捕|捕捉|捕获|网捕|电捕|收购.{0,10}?(?:树|木|皮|植物)",
     # killing: the act and its result as items name them ("剥夺他人生命", "造成…死亡") and as facts state them
-    "杀害": r"剥夺(?:他人)?生命|(?:致|造成)(?:其|人|被害人|.某)?.{0,6}?(?:死亡|身亡)|砍死|刺死|打死",
+    "杀害": (r"剥夺(?:他人)?生命|(?:致|造成)(?:其|人|被害人|.某)?.{0,6}?(?:死亡|身亡)|砍死|刺死|打死"
+             r"|致使.{0,12}?(?:死亡|身亡)"),
     "容留吸毒": r"提供.{0,12}?(?:房屋|住处|住所|住宅|车辆|包间|出租屋).{0,16}?吸(?:食|毒)|让.{0,12}?在.{0,8}?吸(?:食|毒)",
+    # an official as facts introduce one: "时任…局长", "在担任…所长期间"
+    "国家工作人员": (r"(?:时任|担任|身为|作为).{0,24}?(?:局长|书记|主任|所长|科长|乡长|镇长|县长|区长|站长|股长|处长"
+                   r"|厅长|院长|庭长|检察官|法官|民警|辅警|税收管理员|干部)"),
+    "敲诈勒索": r"(?:要挟|威胁|恐吓|扬言).{0,40}?(?:索要|索取|勒索)|索要.{0,16}?(?:元|财物)",
+    "抢夺": r"(?:乘|趁).{0,10}?不备.{0,16}?(?:抢走|夺走|夺下|拽走|抢下)",
+    # a child as facts give one: by age under fourteen ("3周岁", "六岁女童")
+    "被害人为未成年人": (r"(?<![0-9])(?:[1-9]|1[0-3])周?岁(?![0-9])|[一二三四五六七八九十]{1,2}岁的?(?:女童|男童|女孩|男孩|孩子)"
+                      r"|女童|男童|幼儿"),
+    "过失": r"不慎|过于自信|没有注意|未注意",
 }
 
+# Elements no lexicon concept names, as (label, how an item names it, how facts show it); chosen on the
+# development split's gold articles that showed no element (training/element_coverage.py). A fact
+# pattern that would fire on too much alone carries its context (custody before an escape, a fugitive
+# before help to hide).
+ELEMENT_CONCEPTS = (
+    ("被关押", r"被关押|在押", r"服刑|羁押|在押|关押|监狱|看守所|劳改|管教所|戒毒所"),
+    ("脱逃", r"脱逃", r"(?:服刑|羁押|在押|关押|监狱|看守所|劳改|管教所|戒毒所).{0,80}?(?:脱逃|逃离|逃出|逃跑|逃脱|越狱|翻越|逃窜|流窜|在逃)"),
+    ("滥用职权", r"滥用职权|玩忽职守",
+     r"滥用职权|玩忽职守|违反.{0,16}?(?:规定|法规|程序)|未(?:认真)?履行.{0,8}?职责|不(?:正当|认真)?履行职责|徇私"),
+    ("窝藏", r"隐藏处所|窝藏|逃匿",
+     r"(?:在逃|潜逃|逃匿|追逃|通缉|躲藏|藏匿).{0,120}?(?:提供|帮助|陪同|资助|充值|交给|订)"
+     r"|(?:为使|为了使|为帮助|为让).{0,16}?(?:不被|逃避).{0,10}?(?:抓获|抓捕|追捕|查处|处罚)"),
+    ("侵入住宅", r"侵入.{0,4}?住宅",
+     r"(?:翻窗|撬门|撬锁|闯入|强行进入|非法进入|破门|翻墙|踹门).{0,20}?(?:家|住宅|室|屋|房间|院)"
+     r"|进入.{0,20}?(?:家中|家里|住宅|住处|卧室|屋内|堂屋)"),
+    ("有毒有害", r"有毒、?有害",
+     r"有毒、?有害|西地那非|他达拉非|瘦肉精|克伦特罗|罂粟壳|工业(?:盐|酒精|明胶|用)|吊白块|苏丹红|硼砂|甲醛"),
+    ("无行医资格", r"未取得.{0,6}?执业资格",
+     r"未取得.{0,20}?(?:执业|行医|医师|医疗机构|资格)|无.{0,6}?(?:行医|执业|医师)资格"),
+    ("行医", r"非法行医", r"非法行医|(?:诊所|行医|医疗活动).{0,40}?(?:治病|看病|输液|打针|配药|诊疗|手术)"),
+    ("占用农用地", r"占用.{0,4}?(?:耕地|林地|农用地)",
+     r"(?:占用|毁坏|改变|开垦|建设|建房|挖|毁).{0,20}?(?:耕地|林地|农用地|基本农田|草原)"
+     r"|(?:耕地|林地|农用地|基本农田).{0,30}?(?:修建|建设|建房|挖|毁|种植|堆放|硬化)"),
+    ("伤亡事故", r"伤亡事故",
+     r"事故.{0,40}?(?:死亡|重伤|身亡)|(?:死亡|身亡).{0,30}?事故"
+     r"|(?:塌方|坍塌|倒塌|爆炸|坠落|触电|被埋|砸中|砸伤).{0,60}?(?:死亡|身亡|重伤)"),
+    ("拒绝扶养", r"拒绝扶养|遗弃",
+     r"遗弃|弃置|丢弃|(?:婴|儿子|女儿|孩子|子女|老人|父亲|母亲).{0,40}?(?:后离开|随后离开|便离开|未给予照顾|不管不顾)"),
+)
 
-def _concepts() -> list[tuple[str, re.Pattern]]:
+
+def _concepts() -> list[tuple[str, re.Pattern, re.Pattern]]:
+    """(label, how an item names the concept, how facts show it)."""
     out = []
     for _dimension, label, pattern in DEFAULT_PATTERNS:
         extra = ELEMENT_EXPRESSIONS.get(label)
-        out.append((label, re.compile(f"{pattern}|{extra}" if extra else pattern)))
+        compiled = re.compile(f"{pattern}|{extra}" if extra else pattern)
+        out.append((label, compiled, compiled))
+    out.extend((label, re.compile(named), re.compile(shown)) for label, named, shown in ELEMENT_CONCEPTS)
     return out
 
 
@@ -97,7 +140,7 @@ class ElementChecker:
         found = self._item_cache.get(question)
         if found is None:
             content = item_content(question)
-            specific = any(label not in GENERIC for label, p in CONCEPTS if p.search(question))
+            specific = any(label not in GENERIC for label, named, _ in CONCEPTS if named.search(question))
             required = [r for segment in ALTERNATIVES.split(question) if (r := self._required(segment, specific))]
             words = [w for w in content_words(question, self.tokenize) if w in self.item_df]
             anchor = max(words, key=lambda w: (math.log(self.n_items / self.item_df[w]), w), default=None)
@@ -108,9 +151,38 @@ class ElementChecker:
         return found
 
     @staticmethod
-    def _required(text: str, specific: bool) -> list[tuple[str, re.Pattern]]:
-        """The concepts one alternative names; generic ones only when the whole item names nothing else."""
-        return [(label, p) for label, p in CONCEPTS if p.search(text) and not (specific and label in GENERIC)]
+    def _required(text: str, specific: bool) -> list[list[tuple[str, re.Pattern]]]:
+        """The elements one alternative names, each as the concepts that name it (with how facts show each);
+        generic concepts only when the whole item names nothing else.
+
+        Concepts naming overlapping words of the item name one element. Where one concept's words lie
+        inside another's, the wider one is the element ("随意殴打" is not shown by any "殴打"; the "勒" of
+        "敲诈勒索" is not violence); concepts on the same words are synonyms, any one shows the element;
+        concepts on separate words are separate elements, all needed ("入户抢劫" needs 入户 and 劫取财物)."""
+        named = []
+        for label, pattern, shown in CONCEPTS:
+            spans = [m.span() for m in pattern.finditer(text) if m.end() > m.start()]
+            if spans and not (specific and label in GENERIC):
+                named.append((spans, label, shown))
+
+        def inside(a, b):  # every span of a lies within a span of b, and b is wider somewhere
+            return all(any(bs <= s0 and e0 <= be for bs, be in b) for s0, e0 in a) and a != b
+
+        def overlaps(a, b):
+            return any(s0 < be and bs < e0 for s0, e0 in a for bs, be in b)
+
+        groups: list[list] = []
+        for entry in sorted(named, key=lambda n: n[0][0]):
+            home = next((g for g in groups if any(overlaps(entry[0], other[0]) for other in g)), None)
+            if home is None:
+                groups.append([entry])
+            else:
+                home.append(entry)
+        out = []
+        for group in groups:
+            kept = [e for e in group if not any(inside(e[0], other[0]) for other in group if other is not e)]
+            out.append([(label, shown) for _, label, shown in kept])
+        return out
 
     def check(self, facts: str, questions: Sequence[str]) -> list[Support]:
         sentences = [(m.start(), m.end(), m.group()) for m in SENTENCE_RE.finditer(facts)] or [(0, len(facts), facts)]
@@ -143,15 +215,16 @@ class ElementChecker:
 
     @staticmethod
     def _concepts_shown(facts: str, windows, required):
-        """(span, concepts) of the first window showing every concept of one alternative, else None."""
+        """(span, concepts) of the first window showing every element of one alternative, else None."""
         for start, end in windows:
             text = facts[start:end]
             for alternative in required:
-                if all(pattern.search(text) for _, pattern in alternative):
-                    first = min(m.start() for _, p in alternative if (m := p.search(text)))
+                hits = [next(((label, m) for label, p in group if (m := p.search(text))), None) for group in alternative]
+                if all(hits):
+                    first = min(m.start() for _, m in hits)
                     sentence = next((m for m in SENTENCE_RE.finditer(text) if m.end() > first), None)
                     span = (start + sentence.start(), start + sentence.end()) if sentence else (start, end)
-                    return span, [label for label, _ in alternative]
+                    return span, [label for label, _ in hits]
         return None
 
 
