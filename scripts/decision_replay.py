@@ -11,11 +11,18 @@ rule, apps/evaluation/metrics.py):
   + fallback     when none does, the most probable candidate with an element shown (build 4d2555e);
   + agreement    a further charge also needs the charge classifier's probability >= 0.5 (a62386e).
 
+With ``--recheck-elements`` every audited article's items are first checked again by the current element
+check (worker/agents/elements.py) on the defendant's focused facts, so that a change of the element check
+can be measured on stored bundles before a full evaluation:
+
+    DB_NAME=lextrace_bench python scripts/decision_replay.py RUN --recheck-elements
+
 A replay, not the pipeline: each article's first charge stands for it and the concurrence rule is left
 out, so its figures are a little below the pipeline's own; it shows what each rule changes on the same
 audited candidates. Use it on the development split's runs, never to choose on an evaluation set.
 """
 
+import copy
 import os
 import sys
 from pathlib import Path
@@ -46,7 +53,27 @@ def decide(bundle: dict, *, fallback: bool, agree: float) -> list[str] | None:
     return list(dict.fromkeys(a["charges"][0] for a in chosen))
 
 
-def main(run_id: int) -> None:
+def recheck(bundle: dict, facts: str) -> dict:
+    """The bundle with each item's support decided again by the current element check."""
+    from apps.graph.services.reasoning import element_checker
+    from worker.agents.features import focus_facts
+
+    case = bundle.get("case") or {}
+    defendants = case.get("defendants") or []
+    if isinstance(defendants, str):  # bundles of schema 1 kept the list as its repr
+        import ast
+
+        defendants = ast.literal_eval(defendants)
+    focus = focus_facts(facts, bundle.get("defendant"), list(defendants))
+    bundle = copy.deepcopy(bundle)
+    for article in (bundle.get("audit") or {}).get("articles", []):
+        items = article.get("items", [])
+        for item, support in zip(items, element_checker().check(focus, [i.get("question", "") for i in items])):
+            item["satisfied"] = support.satisfied
+    return bundle
+
+
+def main(run_id: int, *, recheck_elements: bool = False) -> None:
     run = EvaluationRun.objects.get(pk=run_id)
     rules = {"threshold": dict(fallback=False, agree=0.0), "+ fallback": dict(fallback=True, agree=0.0),
              "+ agreement": dict(fallback=True, agree=AGREE)}
@@ -57,16 +84,19 @@ def main(run_id: int) -> None:
         gold = list(case.gold["charges"])
         for bundle in case.bundles or []:
             n += 1
+            if recheck_elements:
+                bundle = recheck(bundle, case.fact)
             for name, rule in rules.items():
                 charges = decide(bundle, **rule)
                 if charges is None:
                     undecided[name] += 1
                 else:
                     right[name] += map_predicted(charges, gold) == _charge_set(gold)
-    print(f"evaluation run {run.pk} ({run.label}): {n} defendant judgments")
+    how = ", items re-checked by the current element check" if recheck_elements else ""
+    print(f"evaluation run {run.pk} ({run.label}): {n} defendant judgments{how}")
     for name in rules:
         print(f"  {name:12s} charge accuracy {100 * right[name] / max(n, 1):.1f}  no article passed {undecided[name]}")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main(int(sys.argv[1]), recheck_elements="--recheck-elements" in sys.argv[2:])
