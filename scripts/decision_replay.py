@@ -17,6 +17,11 @@ can be measured on stored bundles before a full evaluation:
 
     DB_NAME=lextrace_bench python scripts/decision_replay.py RUN --recheck-elements
 
+With ``--losses`` the judgments the last rule gets wrong are sorted by where they fail: a record of several
+defendants with different charges (each scored against the record's whole set), the gold charge among no
+candidate, the gold charge's best candidate with no element shown, an extra charge beside the gold one, or a
+gold candidate with an element shown but ranked below another.
+
 A replay, not the pipeline: each article's first charge stands for it and the concurrence rule is left
 out, so its figures are a little below the pipeline's own; it shows what each rule changes on the same
 audited candidates. Use it on the development split's runs, never to choose on an evaluation set.
@@ -25,6 +30,7 @@ audited candidates. Use it on the development split's runs, never to choose on a
 import copy
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -73,12 +79,28 @@ def recheck(bundle: dict, facts: str) -> dict:
     return bundle
 
 
-def main(run_id: int, *, recheck_elements: bool = False) -> None:
+def loss(bundle: dict, gold: list[str], charges: list[str] | None) -> str:
+    """Where a wrong judgment of the last rule fails (see ``--losses``)."""
+    if len(gold) > 1:
+        return "several gold charges"
+    articles = [a for a in (bundle.get("audit") or {}).get("articles", []) if a.get("charges")]
+    own = [a for a in articles if any(map_predicted([c], gold) <= _charge_set(gold) for c in a["charges"])]
+    if not own:
+        return "gold charge among no candidate"
+    if not any(i.get("satisfied") for i in max(own, key=lambda a: a["score"]).get("items", [])):
+        return "gold candidate, no element shown"
+    if charges and len(charges) > 1 and map_predicted(charges, gold) >= _charge_set(gold):
+        return "an extra charge"
+    return "gold candidate with an element, ranked below another"
+
+
+def main(run_id: int, *, recheck_elements: bool = False, losses: bool = False) -> None:
     run = EvaluationRun.objects.get(pk=run_id)
     rules = {"threshold": dict(fallback=False, agree=0.0), "+ fallback": dict(fallback=True, agree=0.0),
              "+ agreement": dict(fallback=True, agree=AGREE)}
     right = dict.fromkeys(rules, 0)
     undecided = dict.fromkeys(rules, 0)
+    where = Counter()
     n = 0
     for case in run.cases.all():
         gold = list(case.gold["charges"])
@@ -88,15 +110,22 @@ def main(run_id: int, *, recheck_elements: bool = False) -> None:
                 bundle = recheck(bundle, case.fact)
             for name, rule in rules.items():
                 charges = decide(bundle, **rule)
+                ok = charges is not None and map_predicted(charges, gold) == _charge_set(gold)
                 if charges is None:
                     undecided[name] += 1
                 else:
-                    right[name] += map_predicted(charges, gold) == _charge_set(gold)
+                    right[name] += ok
+            if losses and not ok:
+                where[loss(bundle, gold, charges)] += 1
     how = ", items re-checked by the current element check" if recheck_elements else ""
     print(f"evaluation run {run.pk} ({run.label}): {n} defendant judgments{how}")
     for name in rules:
         print(f"  {name:12s} charge accuracy {100 * right[name] / max(n, 1):.1f}  no article passed {undecided[name]}")
+    if losses:
+        print(f"  wrong under {name}, by where they fail:")
+        for what, count in where.most_common():
+            print(f"    {count:4d}  {what}")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), recheck_elements="--recheck-elements" in sys.argv[2:])
+    main(int(sys.argv[1]), recheck_elements="--recheck-elements" in sys.argv[2:], losses="--losses" in sys.argv[2:])
