@@ -344,6 +344,25 @@ def approval_current(review: Review) -> Decision | None:
     return review.decisions.filter(version=review.version, kind=Decision.Kind.APPROVE, valid=True).first()
 
 
+def approval_check(review: Review) -> list[str] | None:
+    """Read only: the parts that changed since the review's valid approval, or None when there is no
+    valid approval or it still matches. Pages and API reads call this; only ``approval_verify`` (a POST,
+    ``manage.py verify_approvals``) acts on a difference, so that no GET writes."""
+    decision = approval_current(review)
+    if decision is None:
+        return None
+    current = snapshot_build(review, version=decision.version)
+    if snapshot_hash(current) == decision.snapshot_sha256:
+        return None
+    return snapshot_changes(decision.snapshot or {}, current)
+
+
+def approval_valid(review: Review) -> Decision | None:
+    """Read only: the review's approval when it is valid and still matches the record, else None."""
+    decision = approval_current(review)
+    return decision if decision is not None and approval_check(review) is None else None
+
+
 def approval_verify(review: Review) -> Decision | None:
     """Recompute the snapshot of the review's valid approval; on any difference, invalidate the
     approval and return the run to review (a new review version). Returns the invalidated decision."""
