@@ -31,7 +31,7 @@ from apps.cases.services.idempotency import (
 )
 from apps.cases.services.intake import IntakeUnconfirmed, case_findings, case_intake, case_revise
 from apps.cases.services.runs import judgment_cancel, judgment_request, judgment_retry
-from worker.agents.pipeline import ABLATIONS
+from worker.agents.names import ABLATIONS
 
 # --- policy --------------------------------------------------------------------------
 

@@ -167,5 +167,5 @@ def readjudicate(bundle: dict, overrides: list[Override], *, strategy, graph: Gr
     evidence = number_evidence(result, graph, excluded_interpretations=excluded)
     judgment = _Clock(out.costs).stage("adjudicator", strategy, strategy.adjudicate, found.focus, result, found, evidence, graph)
     out.judgment = verify_judgment(judgment, result, case)
-    out.llm_records = list(getattr(strategy, "records", []))
+    out.llm_records = list(strategy.records)
     return out

@@ -30,7 +30,7 @@ from django.utils import timezone
 from apps.evaluation import metrics
 from apps.evaluation.models import EvaluationCase, EvaluationRun
 from worker.agents.agentic import agentic_summary
-from worker.agents.pipeline import ABLATIONS
+from worker.agents.names import ABLATIONS
 from worker.agents.types import CaseInput
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ def dataset_read(data: bytes, *, name: str = "") -> list[dict]:
 
 def evaluation_create(*, path: str | Path, label: str = "", strategy: str = "statistical", ablation: str = "full",
                       limit: int | None = None, user=None, exclude_self: bool = False, mode: str = "fixed") -> EvaluationRun:
-    from apps.graph.services.reasoning import MODES, STRATEGIES
+    from worker.agents.names import MODES, STRATEGIES
 
     if strategy not in STRATEGIES:
         raise DatasetError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
@@ -101,7 +101,7 @@ def _records_of(run: EvaluationRun) -> list[dict]:
 
 def record_predict(record: dict, *, strategy: str, ablation: str, exclude_self: bool = False, mode: str = "fixed") -> dict:
     """Run the pipeline on one labelled record; returns the prediction, bundles and time."""
-    from apps.graph.services.reasoning import judgment_compute, strategy_build
+    from apps.judging.services import judgment_compute
 
     defendants = tuple(d for d in record.get("defendants") or () if d)
     started = time.perf_counter()
@@ -109,8 +109,7 @@ def record_predict(record: dict, *, strategy: str, ablation: str, exclude_self: 
         merged = tuple(d if isinstance(d, str) else d.get("id", "") for d in record.get("duplicates") or ())
         bundles = judgment_compute(case=CaseInput(facts=record["fact"], defendants=defendants, ref=record["id"],
                                                   merged=tuple(m for m in merged if m)),
-                                   ablation=ablation, strategy=strategy_build(strategy), exclude_self=exclude_self,
-                                   mode=mode)
+                                   strategy=strategy, mode=mode, ablation=ablation, exclude_self=exclude_self)
         dicts = [b.to_dict() for b in bundles]
         error = ""
     except Exception as exc:  # an explicit failure of the record, never a default verdict

@@ -181,9 +181,8 @@ def _overrides(review: Review, result: DefendantResult):
 
 def whatif_compute(*, review: Review, result: DefendantResult) -> WhatIf | None:
     """Run only the Adjudicator again with the version's overrides; no overrides → no what-if."""
-    from apps.graph.services.reasoning import strategy_build
-    from apps.graph.store import AgeGraphStore
-    from worker.agents.whatif import OverrideInvalid, readjudicate
+    from apps.judging.services import judgment_whatif
+    from worker.agents.whatif import OverrideInvalid
 
     overrides = _overrides(review, result)
     if not overrides:
@@ -193,8 +192,7 @@ def whatif_compute(*, review: Review, result: DefendantResult) -> WhatIf | None:
                             .encode()).hexdigest()
     bundle, error = None, ""
     try:
-        strategy = strategy_build(review.run.strategy)
-        bundle = readjudicate(result.bundle or {}, overrides, strategy=strategy, graph=AgeGraphStore()).to_dict()
+        bundle = judgment_whatif(bundle=result.bundle or {}, overrides=overrides, strategy=review.run.strategy).to_dict()
     except OverrideInvalid as exc:
         raise ValidationError(str(exc)) from exc
     except Exception as exc:  # the model may be unavailable: the what-if says so, nothing is invented

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.graph.services.reasoning import bundle_replay
+from apps.judging.services import bundle_replay
 from worker.agents.replay import bundle_diff
 
 
