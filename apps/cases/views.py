@@ -22,15 +22,14 @@ from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
 from apps.cases.forms import ApiTokenForm, ApiTokenIssueForm, CaseEditForm, CaseFilterForm, CaseForm, RunForm
 from apps.cases.models import Case, DefendantResult
+from apps.cases.evidence import evidence_context, term_label
 from apps.cases.selectors import (
     case_get_for,
     case_search,
-    evidence_context,
     charges_union,
     latest_result_charges,
     latest_result_terms,
     result_get_for,
-    term_label,
     run_get_for,
     run_progress,
     upload_get_for,

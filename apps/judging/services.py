@@ -166,29 +166,27 @@ def bundle_replay(bundle: dict) -> tuple[Bundle, dict[str, int]]:
     (no model is called), a statistical run with the active models. Returns the new bundle and the
     recorded replies the replay did not use, per stage."""
     from worker.agents.pipeline import adjudicate
-    from worker.agents.replay import RecordedReplies, case_of, params_of
+    from worker.agents.replay import RecordedReplies, params_of
 
-    versions = bundle.get("versions") or {}
-    if bundle.get("strategy") == "llm":
+    stored = Bundle.from_dict(bundle)
+    if stored.strategy == "llm":
         from worker.agents.prompts.expansion import EXPANSION_STAGE
 
-        records = bundle.get("llm_records") or []
-        stages = {(r.get("prompt") or {}).get("stage") for r in records}
-        client = RecordedReplies(records, model=versions.get("model", "replay"))
+        stages = {(r.get("prompt") or {}).get("stage") for r in stored.llm_records}
+        client = RecordedReplies(stored.llm_records, model=stored.versions.get("model", "replay"))
         # The optional calls the original run made are made again, from their recorded replies.
-        strategy = STRATEGY_CLASSES["llm"](client, checklist_mode=versions.get("checklist", "article"),
-                               keyword_expansion=EXPANSION_STAGE in stages,
-                               research_choices=bool(stages & {"pick_community", "rerank_cases"}))
+        strategy = STRATEGY_CLASSES["llm"](client, checklist_mode=stored.versions.get("checklist", "article"),
+                                           keyword_expansion=EXPANSION_STAGE in stages,
+                                           research_choices=bool(stages & {"pick_community", "rerank_cases"}))
     else:
         client, strategy = None, statistical_strategy()
-    params = bundle.get("params") or {}
-    if params.get("mode") == "agentic":  # the planner loop again: the LLM planner from its recorded replies
+    if stored.params.get("mode") == "agentic":  # the planner loop again: the LLM planner from its recorded replies
         from worker.agents.agentic import AgenticParams, adjudicate_agentic
 
-        replayed = adjudicate_agentic(case_of(bundle), bundle.get("defendant", ""), strategy=strategy,
-                                      graph=AgeGraphStore(), retriever=DbRetriever(), params=params_of(bundle),
-                                      agentic=AgenticParams(**(params.get("agentic") or {})))
+        replayed = adjudicate_agentic(stored.case, stored.defendant, strategy=strategy, graph=AgeGraphStore(),
+                                      retriever=DbRetriever(), params=params_of(stored),
+                                      agentic=AgenticParams(**(stored.params.get("agentic") or {})))
         return replayed, (client.unused() if client else {})
-    replayed = adjudicate(case_of(bundle), bundle.get("defendant", ""), strategy=strategy, graph=AgeGraphStore(),
-                          retriever=DbRetriever(), params=params_of(bundle))
+    replayed = adjudicate(stored.case, stored.defendant, strategy=strategy, graph=AgeGraphStore(),
+                          retriever=DbRetriever(), params=params_of(stored))
     return replayed, (client.unused() if client else {})

@@ -109,7 +109,7 @@ def review_outcomes(run_ids) -> dict[int, dict]:
     decided version (the Adjudicator on the evidence as the reviewer changed it); without overrides
     the reviewed outcome is the run's own (``changed`` False).
     """
-    from apps.cases.selectors import term_text
+    from apps.cases.evidence import term_text
 
     reviews = {r.run_id: r for r in Review.objects.filter(run_id__in=list(run_ids)).select_related("assigned_to")}
     if not reviews:

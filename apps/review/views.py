@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
 from apps.accounts.selectors import team_list_for
-from apps.cases.selectors import case_get_for, evidence_context
+from apps.cases.selectors import case_get_for
 from apps.core.params import int_param
 from apps.review import memo
 from apps.review.models import ReviewItem

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 
 from worker.agents import reasons, retrieval, sentencing
-from worker.agents.graph_types import ArticleNode, CaseNode, ChecklistEntry, CommunityNode, Term
+from worker.agents.graph_types import ArticleNode, CaseNode, CommunityNode, Term
 from worker.agents.names import ABLATIONS
 from worker.agents.ports import GraphStore, Retriever
 from worker.agents.strategies.base import Strategy
@@ -26,7 +26,6 @@ from worker.agents.types import (
     CaseInput,
     Evidence,
     Hit,
-    ItemVerdict,
     Judgment,
     Pruned,
     Research,
