@@ -18,7 +18,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from training.sft_export import boilerplate, contamination_index, is_contaminated
+from lexlib.contamination import boilerplate, contamination_index, is_contaminated
 from worker.agents.trajectories import trajectory_example
 
 

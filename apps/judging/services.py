@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from apps.corpus.services.indexing import legal_tokenizer
+from apps.corpus.search_service import legal_tokenizer
 from apps.graph.retriever import DbRetriever
 from apps.graph.store import AgeGraphStore
 from worker.agents.elements import ElementChecker

@@ -7,7 +7,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from apps.graph.clustering import (
+from lexlib.clustering import (
     CommunitySummary,
     _undirected_weights,
     assign_to_community,

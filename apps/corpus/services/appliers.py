@@ -24,7 +24,7 @@ from apps.corpus.models import (
     Precedent,
     PrecedentOutcome,
 )
-from apps.corpus.parsing.errors import ImportValidationError, LineError
+from lexlib.parsing.errors import ImportValidationError, LineError
 from worker.agents.numerals import article_key, article_label, find_article_refs
 
 Progress = Callable[[int, int], None] | None
@@ -240,7 +240,7 @@ def _duplicate_ref(action) -> dict:
 
 def apply_case_plan(plan, *, batch: ImportBatch, progress: Progress = None) -> dict:
     """Carry out a cases_plan: add the new precedents, record the merged ones on what they duplicate."""
-    from apps.corpus.parsing.dedup import norm_sha256
+    from lexlib.parsing.dedup import norm_sha256
 
     law = _Laws().get(CRIMINAL_LAW)
     articles = {a.number: a for a in Article.objects.filter(law=law, sub=0)}

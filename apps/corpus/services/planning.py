@@ -19,8 +19,8 @@ from typing import Any
 from django.db import connection
 
 from apps.corpus.models import CRIMINAL_LAW, ArticleVersion, Precedent, PrecedentOutcome
-from apps.corpus.parsing.dedup import near_duplicates, norm_sha256, norm_text
-from apps.corpus.parsing.errors import LineError
+from lexlib.parsing.dedup import near_duplicates, norm_sha256, norm_text
+from lexlib.parsing.errors import LineError
 
 _IMPORT_LOCK = "lextrace:corpus-import"
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from apps.audit.services import audit_append
 from apps.corpus.models import ImportBatch
-from apps.corpus.parsing.errors import ImportValidationError, LineError
+from lexlib.parsing.errors import ImportValidationError, LineError
 from apps.corpus.services.importing import ImportOptions, _finish, corpus_check, corpus_import, import_batch_create
 
 

@@ -23,7 +23,7 @@ from django.db.models import F
 
 from apps.cases.models import DefendantResult
 from apps.review.models import Decision, Review, WhatIf
-from training.sft_export import boilerplate, contamination_index, is_contaminated
+from lexlib.contamination import boilerplate, contamination_index, is_contaminated
 from worker.agents.prompts import PROMPT_VERSION, build_prompt
 
 

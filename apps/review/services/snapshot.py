@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 
-from apps.audit.canonical import canonical_json, normalize
+from lexlib.canonical import canonical_json, normalize
 
 
 def sha256_text(text: str) -> str:

@@ -72,9 +72,9 @@ class EmbeddingBackend(ABC):
 
 # Short names -> dotted paths; a dotted path may also be passed directly.
 BACKENDS: dict[str, str] = {
-    "lsa": "apps.corpus.search.embeddings.LSABackend",
-    "e5": "apps.corpus.search.embeddings.E5Backend",
-    "openai": "apps.corpus.search.embeddings.OpenAIEmbeddingBackend",
+    "lsa": "lexlib.search.embeddings.LSABackend",
+    "e5": "lexlib.search.embeddings.E5Backend",
+    "openai": "lexlib.search.embeddings.OpenAIEmbeddingBackend",
 }
 
 
