@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from apps.core.jobs import job_claim
 from apps.registry.models import ModelVersion, TrainingRun
 from apps.registry.services import model_activate, model_register
 
@@ -165,14 +166,8 @@ def training_request(*, user=None, source: str = "corpus") -> TrainingRun:
 
 
 def _claim(run_id: int) -> TrainingRun | None:
-    with transaction.atomic():
-        run = TrainingRun.objects.select_for_update().filter(pk=run_id).first()
-        if run is None or run.status != TrainingRun.Status.QUEUED:
-            return None  # a duplicate or redelivered task
-        run.status = TrainingRun.Status.RUNNING
-        run.started_at = timezone.now()
-        run.save(update_fields=["status", "started_at"])
-    return run
+    """None for a duplicate or redelivered task (the run is no longer queued)."""
+    return job_claim(model=TrainingRun, pk=run_id, started_at=timezone.now())
 
 
 def gate_rows(report: dict) -> list[dict]:

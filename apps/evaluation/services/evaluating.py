@@ -27,6 +27,7 @@ from django.conf import settings
 from django.db import close_old_connections, connections, transaction
 from django.utils import timezone
 
+from apps.core.jobs import job_finish, job_lock
 from apps.evaluation import metrics
 from apps.evaluation.models import EvaluationCase, EvaluationRun
 from worker.agents.agentic import agentic_summary
@@ -232,9 +233,8 @@ def evaluation_execute(run: EvaluationRun, *, workers: int = 1, progress: Progre
     except BaseException as exc:
         # Interrupted (Ctrl-C, a crash): the stored predictions stay; `evaluate --resume` continues.
         _add_time(run, time.perf_counter() - started)
-        EvaluationRun.objects.filter(pk=run.pk).update(status=EvaluationRun.Status.FAILED,
-                                                       message=f"interrupted after {len(done)} of {len(records)}: "
-                                                               f"{type(exc).__name__}: {exc}"[:2000])
+        job_finish(model=EvaluationRun, pk=run.pk, status=EvaluationRun.Status.FAILED,
+                   message=f"interrupted after {len(done)} of {len(records)}: {type(exc).__name__}: {exc}"[:2000])
         raise
     _add_time(run, time.perf_counter() - started)
     run.refresh_from_db()
@@ -388,16 +388,20 @@ def evaluation_upload(*, data: bytes, filename: str, strategy: str, ablation: st
 
 def evaluation_run_chunk(run_id: int) -> bool:
     """The worker's step: continue the run for a while; True when more remains."""
-    run = EvaluationRun.objects.filter(pk=run_id).first()
-    if run is None or run.status == EvaluationRun.Status.DONE:
-        return False
-    limit = max(60, settings.CELERY_TASK_SOFT_TIME_LIMIT - 120)
-    try:
-        run = evaluation_execute(run, max_seconds=limit)
-    except DatasetError as exc:
-        EvaluationRun.objects.filter(pk=run_id).update(status=EvaluationRun.Status.FAILED, message=str(exc))
-        return False
-    if run.status == EvaluationRun.Status.DONE:
-        metrics_write(run)
-        return False
-    return True
+    with job_lock("evaluation", run_id) as mine:
+        if not mine:  # another delivery is predicting this run; it continues it
+            return False
+        run = EvaluationRun.objects.filter(pk=run_id).first()
+        if run is None or run.status == EvaluationRun.Status.DONE:
+            return False
+        limit = max(60, settings.CELERY_TASK_SOFT_TIME_LIMIT - 120)
+        try:
+            run = evaluation_execute(run, max_seconds=limit)
+        except DatasetError as exc:
+            job_finish(model=EvaluationRun, pk=run_id, status=EvaluationRun.Status.FAILED, message=str(exc),
+                       from_status=(EvaluationRun.Status.QUEUED, EvaluationRun.Status.RUNNING))
+            return False
+        if run.status == EvaluationRun.Status.DONE:
+            metrics_write(run)
+            return False
+        return True
