@@ -14,11 +14,11 @@ from worker.agents.agentic import (
     adjudicate_case_agentic,
     agentic_summary,
 )
-from worker.agents.fixtures import FixedProbabilities, tiny_legal_graph
+from worker.agents.testing.fixtures import FixedProbabilities, tiny_legal_graph
 from worker.agents.llm import Budget, BudgetExceeded, LLMClient, Usage
 from worker.agents.llm.client import LLMResult
-from worker.agents.llm.stub_server import StubServer
-from worker.agents.memory_retriever import InMemoryRetriever
+from worker.agents.testing.stub_server import StubServer
+from worker.agents.testing.memory_retriever import InMemoryRetriever
 from worker.agents.pipeline import adjudicate
 from worker.agents.prompts.planner import PLANNER_PROMPT_VERSION, planner_messages, planner_prompt_hash
 from worker.agents.strategies.statistical import StatisticalStrategy

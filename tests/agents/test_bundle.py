@@ -6,8 +6,8 @@ import datetime as dt
 import pytest
 
 from worker.agents.agentic import AgenticParams, adjudicate_agentic
-from worker.agents.fixtures import FixedProbabilities, tiny_legal_graph
-from worker.agents.memory_retriever import InMemoryRetriever
+from worker.agents.testing.fixtures import FixedProbabilities, tiny_legal_graph
+from worker.agents.testing.memory_retriever import InMemoryRetriever
 from worker.agents.pipeline import Params, adjudicate
 from worker.agents.strategies.statistical import StatisticalStrategy
 from worker.agents.types import BUNDLE_SCHEMA, Bundle, BundleSchemaError, CaseInput, Status

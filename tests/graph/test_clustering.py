@@ -17,7 +17,7 @@ from lexlib.clustering import (
     leiden_communities,
     summarize_community,
 )
-from worker.agents.fixtures import tiny_legal_graph
+from worker.agents.testing.fixtures import tiny_legal_graph
 
 
 def brute_force_knn(vectors: np.ndarray, k: int) -> list[tuple[int, int, float]]:

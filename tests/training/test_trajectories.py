@@ -6,8 +6,8 @@ import json
 from tests.agents.test_agentic import ScriptedClient, act
 from training.trajectories import main, trajectory_examples
 from worker.agents.agentic import AgenticParams, LLMPlanner, adjudicate_agentic
-from worker.agents.fixtures import tiny_legal_graph
-from worker.agents.memory_retriever import InMemoryRetriever
+from worker.agents.testing.fixtures import tiny_legal_graph
+from worker.agents.testing.memory_retriever import InMemoryRetriever
 from worker.agents.prompts.planner import planner_messages
 from worker.agents.strategies.statistical import StatisticalStrategy
 from worker.agents.trajectories import trajectory_example

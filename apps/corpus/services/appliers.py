@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import hashlib
 from collections.abc import Callable, Sequence
 
 from apps.corpus.models import (
@@ -25,14 +24,11 @@ from apps.corpus.models import (
     PrecedentOutcome,
 )
 from lexlib.parsing.errors import ImportValidationError, LineError
+from worker.agents.jsonhash import sha256_text
 from worker.agents.numerals import article_key, article_label, find_article_refs
 
 Progress = Callable[[int, int], None] | None
 Numbered = Sequence[tuple[int, object]]
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def text_diff(old: str, new: str) -> str:

@@ -1,6 +1,6 @@
 """LLM backend of the reasoning core: an OpenAI-compatible JSON client and its parts.
 
-The stub server (``worker.agents.llm.stub_server``) is for tests and is not
+The stub server (``worker.agents.testing.stub_server``) is for tests and is not
 imported here.
 """
 

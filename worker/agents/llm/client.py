@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from worker.agents.jsonhash import canonical_json
 from worker.agents.llm.schema import SchemaError, check_schema, validate
 
 log = logging.getLogger(__name__)
@@ -118,11 +119,6 @@ class JSONParseError(ValueError):
 
 
 # --------------------------------------------------------------------------- JSON
-
-
-def canonical_json(value: Any) -> bytes:
-    """Deterministic UTF-8 JSON: sorted keys, no whitespace, non-ASCII kept."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
 
 
 def _reject_constant(name: str) -> Any:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import datetime as dt
 
 from worker.agents.graph_types import Term
-from worker.agents.memory_store import InMemoryGraphStore
+from worker.agents.testing.memory_store import InMemoryGraphStore
 
 AMENDMENT_VIII = dt.date(2011, 5, 1)
 
