@@ -18,7 +18,7 @@ from collections import defaultdict, deque
 from dataclasses import fields
 from typing import Any
 
-from worker.agents.llm.client import LLMResult, ModelOutputInvalid, ModelUnavailable, Usage
+from worker.agents.llm import LLMResult, ModelOutputInvalid, ModelUnavailable, Usage
 from worker.agents.pipeline import Params
 from worker.agents.types import Bundle, CaseInput, case_from
 
