@@ -154,9 +154,9 @@ def judgment_compute(*, case: CaseInput, strategy: str | Strategy = "statistical
 
 
 def judgment_whatif(*, bundle: dict, overrides, strategy: str) -> Bundle:
-    """Only the Adjudicator again on a stored bundle with a reviewer's overrides (worker.agents.whatif);
+    """Only the Adjudicator again on a stored bundle with a reviewer's overrides (worker.agents.tools.whatif);
     nothing is retrieved or verified again. Raises OverrideInvalid for an override that does not apply."""
-    from worker.agents.whatif import readjudicate
+    from worker.agents.tools.whatif import readjudicate
 
     return readjudicate(bundle, overrides, strategy=strategy_build(strategy), graph=AgeGraphStore())
 
@@ -166,7 +166,7 @@ def bundle_replay(bundle: dict) -> tuple[Bundle, dict[str, int]]:
     (no model is called), a statistical run with the active models. Returns the new bundle and the
     recorded replies the replay did not use, per stage."""
     from worker.agents.pipeline import adjudicate
-    from worker.agents.replay import RecordedReplies, params_of
+    from worker.agents.tools.replay import RecordedReplies, params_of
 
     stored = Bundle.from_dict(bundle)
     if stored.strategy == "llm":

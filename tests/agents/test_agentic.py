@@ -246,7 +246,7 @@ def test_the_agentic_core_imports_no_django_celery_or_torch():
 
 
 def test_the_llm_planners_replies_are_recorded_and_replay_the_same_steps():
-    from worker.agents.replay import RecordedReplies
+    from worker.agents.tools.replay import RecordedReplies
 
     records = []
     client = ScriptedClient([act("search_statutes", "盗窃罪 入户"), act("search_precedents", "入户 盗窃罪"), act("stop")])

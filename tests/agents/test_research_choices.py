@@ -9,7 +9,7 @@ from worker.agents.llm import LLMClient
 from worker.agents.testing.stub_server import StubServer
 from worker.agents.testing.memory_retriever import InMemoryRetriever
 from worker.agents.pipeline import Params, adjudicate, research
-from worker.agents.replay import RecordedReplies
+from worker.agents.tools.replay import RecordedReplies
 from worker.agents.strategies.llm import LLMStrategy
 from worker.agents.types import CaseInput
 

@@ -28,11 +28,11 @@ def approved_agentic_bundles() -> Iterator[dict]:
 
 def trajectories_export(*, out, lang: str = "zh", raw_bundles: bool = False) -> dict:
     """Write the planner trajectories of the approved agentic runs to ``out`` as chat JSONL with the
-    evidence masked (worker/agents/trajectories.py), or with ``raw_bundles`` the bundles themselves
+    evidence masked (worker/agents/tools/trajectories.py), or with ``raw_bundles`` the bundles themselves
     (for training/trajectories.py, which also drops cases that overlap an evaluation set)."""
     import json
 
-    from worker.agents.trajectories import trajectory_example
+    from worker.agents.tools.trajectories import trajectory_example
 
     bundles = written = 0
     with open(out, "w", encoding="utf-8") as handle:

@@ -172,7 +172,7 @@ def _check_ref(result: DefendantResult, target: str, ref: str) -> None:
 
 
 def _overrides(review: Review, result: DefendantResult):
-    from worker.agents.whatif import Override
+    from worker.agents.tools.whatif import Override
 
     items = ReviewItem.objects.filter(review=review, version=review.version, result=result,
                                       action=ReviewItem.Action.OVERRIDE).order_by("target", "ref")
@@ -182,7 +182,7 @@ def _overrides(review: Review, result: DefendantResult):
 def whatif_compute(*, review: Review, result: DefendantResult) -> WhatIf | None:
     """Run only the Adjudicator again with the version's overrides; no overrides → no what-if."""
     from apps.judging.services import judgment_whatif
-    from worker.agents.whatif import OverrideInvalid
+    from worker.agents.tools.whatif import OverrideInvalid
 
     overrides = _overrides(review, result)
     if not overrides:

@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.judging.services import bundle_replay
-from worker.agents.replay import bundle_diff
+from worker.agents.tools.replay import bundle_diff
 
 
 class Command(BaseCommand):
