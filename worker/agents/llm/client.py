@@ -50,6 +50,7 @@ from worker.agents.llm.errors import (
 )
 from worker.agents.llm.jsonparse import parse_json_strict
 from worker.agents.llm.result import LLMResult
+from worker.agents.llm.retry import RetryPolicy, retry_after_seconds
 from worker.agents.llm.schema import check_schema, validate
 
 log = logging.getLogger(__name__)
@@ -451,12 +452,7 @@ class LLMClient:
             self._effective_mode = "json_object"
 
     def _backoff(self, failure_index: int, retry_after: float | None) -> float:
-        """Exponential backoff with 'equal jitter': half fixed, half random, capped."""
-        base = min(self.backoff_cap_s, self.backoff_s * (2**failure_index))
-        delay = base / 2 + self._rng.uniform(0, base / 2)
-        if retry_after is not None:
-            delay = max(delay, retry_after)
-        return min(delay, self.backoff_cap_s)
+        return RetryPolicy(self.backoff_s, self.backoff_cap_s).delay(failure_index, retry_after, self._rng)
 
     def _read_reply(self, body: bytes, state: _CallState) -> _Reply:
         try:
@@ -548,11 +544,7 @@ def _count(value: Any) -> int:
 
 
 def _retry_after(headers: http.client.HTTPMessage) -> float | None:
-    value = headers.get("Retry-After") if headers is not None else None
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None  # an HTTP date: ignore, our own backoff applies
+    return retry_after_seconds(headers.get("Retry-After") if headers is not None else None)
 
 
 def _check_messages(messages: Sequence[Mapping[str, str]]) -> None:
