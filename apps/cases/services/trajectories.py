@@ -8,20 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from django.db.models import F
-
-from apps.cases.models import DefendantResult, JudgmentRun
+from apps.cases.models import JudgmentRun
 
 
 def approved_agentic_bundles() -> Iterator[dict]:
     """Bundle.to_dict() of every defendant of every approved agentic run, oldest run first."""
-    from apps.review.models import Decision, Review
+    from apps.review.selectors import approved_results_query
 
-    results = (DefendantResult.objects
-               .filter(run__mode=JudgmentRun.Mode.AGENTIC, run__review__status=Review.Status.APPROVED,
-                       run__review__decisions__kind=Decision.Kind.APPROVE, run__review__decisions__valid=True,
-                       run__review__decisions__version=F("run__review__version"))
-               .distinct().order_by("run_id", "position"))
+    results = approved_results_query().filter(run__mode=JudgmentRun.Mode.AGENTIC)
     for result in results.iterator():
         yield result.bundle
 
