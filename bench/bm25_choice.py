@@ -31,8 +31,8 @@ import bm25s  # noqa: E402
 import numpy as np  # noqa: E402
 import rank_bm25  # noqa: E402
 
-from apps.corpus.search.bm25 import BM25Index  # noqa: E402
-from apps.corpus.search.tokenize import Tokenizer  # noqa: E402
+from lexlib.search.bm25 import BM25Index  # noqa: E402
+from lexlib.search.tokenize import Tokenizer  # noqa: E402
 
 K = 10
 Tokens = list[list[str]]

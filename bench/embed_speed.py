@@ -27,9 +27,9 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from apps.corpus.search.bm25 import BM25Index  # noqa: E402
-from apps.corpus.search.embeddings import E5Backend, LSABackend  # noqa: E402
-from apps.corpus.search.tokenize import Tokenizer  # noqa: E402
+from lexlib.search.bm25 import BM25Index  # noqa: E402
+from lexlib.search.embeddings import E5Backend, LSABackend  # noqa: E402
+from lexlib.search.tokenize import Tokenizer  # noqa: E402
 
 
 def shared_data_dir() -> Path:

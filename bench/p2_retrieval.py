@@ -18,7 +18,7 @@ def run(ctx: Context) -> list[dict]:
     from apps.corpus.models import SearchIndex
     from apps.corpus.search_service import dense_search
     from apps.graph.retriever import DbRetriever
-    from apps.graph.services.reasoning import statistical_strategy
+    from apps.judging.services import statistical_strategy
     from apps.graph.store import AgeGraphStore
     from worker.agents.pipeline import Params, research
     from worker.agents.types import CaseInput

@@ -32,7 +32,7 @@ def exact_match(predicted, gold):
 
 
 def run(ctx: Context) -> list[dict]:
-    from apps.graph.services.reasoning import judgment_compute
+    from apps.judging.services import judgment_compute
     from worker.agents.types import CaseInput
 
     records = ctx.eval_cases(ctx.size(40, 4))

@@ -1,6 +1,6 @@
 """P4/P5: LLM calls and prompt + completion tokens per defendant, counted by the OpenAI-compatible stub.
 
-The LLM strategy runs against the real graph and indexes with worker/agents/llm/stub_server.py
+The LLM strategy runs against the real graph and indexes with worker/agents/testing/stub_server.py
 answering every call with the minimal schema-valid reply (usage = prompt characters / 2);
 the stub counts the calls, the client sums the usage it reports. Side by side in one run,
 case by case: per-article checklist verification, per-item verification (the paper's
@@ -28,7 +28,7 @@ def run(ctx: Context) -> list[dict]:
     from apps.graph.retriever import DbRetriever
     from apps.graph.store import AgeGraphStore
     from worker.agents.llm import Budget, BudgetExceeded, LLMClient
-    from worker.agents.llm.stub_server import StubServer
+    from worker.agents.testing.stub_server import StubServer
     from worker.agents.pipeline import Params, adjudicate
     from worker.agents.strategies.llm import LLMStrategy
     from worker.agents.types import CaseInput

@@ -1,4 +1,4 @@
-"""P6: our BM25 (apps.corpus.search.bm25.BM25Index) against rank-bm25 (BM25Okapi) on the same tokens.
+"""P6: our BM25 (lexlib.search.bm25.BM25Index) against rank-bm25 (BM25Okapi) on the same tokens.
 
 Documents: every precedent fact of ../shared/data/cases.jsonl (tiny: the demo cases),
 tokenized once with the Lextrace tokenizer; queries: eval facts (smoke.jsonl first).
@@ -21,8 +21,8 @@ from bench.common import Context, goal, read_jsonl, row, shared_data_dir, spread
 def run(ctx: Context) -> list[dict]:
     import rank_bm25
 
-    from apps.corpus.search.bm25 import BM25Index
-    from apps.corpus.search.tokenize import Tokenizer
+    from lexlib.search.bm25 import BM25Index
+    from lexlib.search.tokenize import Tokenizer
     from bench.bm25_choice import K, overlap, top_k
 
     docs_path = ctx.corpus_dir / "cases.jsonl"

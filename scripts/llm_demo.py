@@ -1,7 +1,7 @@
 """Run the LLM strategy on one small case against a real model server.
 
 The pure pipeline (worker/agents/pipeline.py) over the in-memory fixture graph
-(worker/agents/fixtures.py: illustrative statutes and invented cases, not legal
+(worker/agents/testing/fixtures.py: illustrative statutes and invented cases, not legal
 information), with the production LLMClient talking to whatever
 OpenAI-compatible server LEXTRACE_LLM_BASE_URL names - usually the llama.cpp
 server of scripts/llm.sh. No database, no Django.
@@ -30,9 +30,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from worker.agents.fixtures import tiny_legal_graph  # noqa: E402
+from worker.agents.testing.fixtures import tiny_legal_graph  # noqa: E402
 from worker.agents.llm import Budget, LLMClient  # noqa: E402
-from worker.agents.memory_retriever import InMemoryRetriever  # noqa: E402
+from worker.agents.testing.memory_retriever import InMemoryRetriever  # noqa: E402
 from worker.agents.pipeline import Params, adjudicate  # noqa: E402
 from worker.agents.strategies.llm import LLMStrategy  # noqa: E402
 from worker.agents.types import Bundle, CaseInput  # noqa: E402

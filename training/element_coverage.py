@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--train", type=Path, help="cases whose most cited articles are the confusions (default --cases)")
     parser.add_argument("--common", type=int, default=12)
     args = parser.parse_args(argv)
-    from apps.corpus.search.tokenize import Tokenizer
+    from lexlib.search.tokenize import Tokenizer
 
     checklists = {int(c["article"]): c["items"] for c in _jsonl(args.checklists) if not c.get("sub")}
     cases = _jsonl(args.cases)

@@ -22,7 +22,7 @@ Environments:
 - ``replay`` (default; needs no database): the prompt records of training/trajectories.py; a search
   the approved run made returns that run's recorded results, any other search returns nothing, and
   the answer accuracy is not scored (no pipeline runs), only the retrieval behaviour;
-- ``fixture``: the in-memory test graph of worker/agents/fixtures.py with the full pipeline (the
+- ``fixture``: the in-memory test graph of worker/agents/testing/fixtures.py with the full pipeline (the
   statistical Auditor and Adjudicator decide on the planner's evidence, so answer accuracy is
   scored) — for smoke tests of the loop.
 
@@ -202,8 +202,8 @@ class FixtureEnvironment:
 
     def __init__(self, max_steps: int = 6, max_calls: int = 8):
         from worker.agents.agentic import AgenticParams
-        from worker.agents.fixtures import tiny_legal_graph
-        from worker.agents.memory_retriever import InMemoryRetriever
+        from worker.agents.testing.fixtures import tiny_legal_graph
+        from worker.agents.testing.memory_retriever import InMemoryRetriever
         from worker.agents.strategies.statistical import StatisticalStrategy
 
         self.graph = tiny_legal_graph()

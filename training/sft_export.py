@@ -23,51 +23,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-import unicodedata
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+# The filter's parts are also this module's names (its tests read them here).
+from lexlib.contamination import boilerplate, contamination_index, is_contaminated, ngrams, normalise  # noqa: F401
 from worker.agents.numerals import article_label
 from worker.agents.prompts import PROMPT_VERSION, build_prompt
-
-_DROP = re.compile(r"[\s\W_]+", re.UNICODE)
-
-
-def normalise(text: str) -> str:
-    """NFKC, then no whitespace, punctuation or symbols (masks such as × disappear too)."""
-    return _DROP.sub("", unicodedata.normalize("NFKC", text))
-
-
-def ngrams(text: str, n: int) -> Iterator[str]:
-    text = normalise(text)
-    if len(text) < n:
-        yield text
-        return
-    for i in range(len(text) - n + 1):
-        yield text[i:i + n]
-
-
-def contamination_index(facts: Iterable[str], n: int) -> set[str]:
-    index: set[str] = set()
-    for fact in facts:
-        index.update(ngrams(fact, n))
-    return index
-
-
-def is_contaminated(fact: str, index: set[str], n: int) -> bool:
-    return any(gram in index for gram in ngrams(fact, n))
-
-
-def boilerplate(facts: Iterable[str], index: set[str], n: int, max_cases: int) -> set[str]:
-    """The evaluation n-grams that more than ``max_cases`` training facts contain."""
-    counts: dict[str, int] = {}
-    for fact in facts:
-        for gram in set(ngrams(fact, n)) & index:
-            counts[gram] = counts.get(gram, 0) + 1
-    return {gram for gram, count in counts.items() if count > max_cases}
-
 
 def _read_jsonl(path: Path) -> list[dict]:
     with path.open(encoding="utf-8") as handle:

@@ -409,6 +409,20 @@ def format_table(results: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def training_tokenizer(cases: list[dict], statutes: list[dict] | None, *, charges: list[str] | None = None):
+    """The tokenizer the judgments use (lexlib.search.tokenize.legal_tokenizer_of): our legal dictionary plus
+    the charge names. With ``charges`` (the corpus's every charge, as retraining exports them) it adds
+    exactly the words serving adds, so training and serving split texts alike (same fingerprint); without
+    them, from offline files, the charges the cases and statutes name."""
+    # Imported here: building the tokenizer loads jieba's dictionary.
+    from lexlib.search.tokenize import legal_tokenizer_of
+
+    if charges is None:
+        charges = sorted({c for case in cases for c in charge_labels(case)}
+                         | {c for s in statutes or () for c in s.get("charges") or ()})
+    return legal_tokenizer_of(charges)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.statistical", description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", required=True, type=Path, help="cases.jsonl (never an eval/ file)")
@@ -419,6 +433,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "plus verifier,intent when --statutes and --checklists are given)")
     parser.add_argument("--statutes", type=Path, help="statutes.jsonl (article structure; for the verifier and intent models)")
     parser.add_argument("--checklists", type=Path, help="checklists.jsonl (for the verifier)")
+    parser.add_argument("--charges", type=Path, metavar="FILE",
+                        help="every charge name of the corpus, one per line (apps/registry/training.py writes it): the "
+                             "tokenizer then adds exactly the words serving adds (without it: the charges of the cases "
+                             "and statutes given)")
     parser.add_argument("--interpretations", type=Path,
                         help="interpretations.jsonl (their texts join the legal training documents of the articles they interpret)")
     parser.add_argument("--aliases", type=Path,
@@ -466,17 +484,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         loader = {"term": TermModel, "verifier": ChecklistVerifier}.get(name, LinearTextModel)
         baselines[name] = loader.load(directory)
 
-    # Imported here: building the tokenizer loads jieba's dictionary.
-    from apps.corpus.search.tokenize import TOKENIZER_VERSION, Tokenizer
+    from lexlib.search.tokenize import TOKENIZER_VERSION
 
     total_started = time.perf_counter()
     cases = load_cases(args.cases)
     statutes = load_records(args.statutes) if args.statutes else None
-    # The tokenizer the judgments use (apps.corpus.services.indexing.legal_tokenizer): our legal dictionary
-    # plus every charge name of the corpus, so that training and serving split texts alike.
-    tokenizer = Tokenizer()
-    tokenizer.add_words(sorted({c for case in cases for c in charge_labels(case)}
-                               | {c for s in statutes or () for c in s.get("charges") or ()}))
+    charges = args.charges.read_text(encoding="utf-8").splitlines() if args.charges else None
+    tokenizer = training_tokenizer(cases, statutes, charges=charges)
     started = time.perf_counter()
     if set(models) & set(MODEL_NAMES):
         tokens = tokenizer.tokens_many(c.get("fact") or "" for c in cases)
@@ -500,7 +514,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "max_train": args.max_train,
         },
         "tokenizer": {
-            "class": "apps.corpus.search.tokenize.Tokenizer",
+            "class": "lexlib.search.tokenize.Tokenizer",
             "fingerprint": tokenizer.fingerprint(),
             "version": TOKENIZER_VERSION,
         },

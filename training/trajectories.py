@@ -4,7 +4,7 @@
 
 ``--bundles`` holds one evidence bundle per line (Bundle.to_dict() of an approved run's defendant;
 `manage.py export_trajectories --bundles` writes it from the database). Each agentic bundle becomes
-one conversation with the evidence masked (worker/agents/trajectories.py describes the format).
+one conversation with the evidence masked (worker/agents/tools/trajectories.py describes the format).
 
 Contamination filter as training/sft_export.py: a bundle whose facts share a ``--ngram`` run with an
 evaluation file is dropped (boilerplate n-grams excepted).
@@ -18,8 +18,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from training.sft_export import boilerplate, contamination_index, is_contaminated
-from worker.agents.trajectories import trajectory_example
+from lexlib.contamination import boilerplate, contamination_index, is_contaminated
+from worker.agents.tools.trajectories import trajectory_example
 
 
 def trajectory_examples(bundles: Iterable[dict], *, lang: str = "zh", exclude_facts: Iterable[str] = (), ngram: int = 20,

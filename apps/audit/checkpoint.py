@@ -18,7 +18,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from apps.audit.canonical import canonical_json
+from lexlib.canonical import canonical_json
 
 FORMAT = "lextrace-audit-checkpoint/1"
 

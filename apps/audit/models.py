@@ -13,7 +13,7 @@ from django.db import models
 from django.db.models.expressions import RawSQL
 from django.utils.translation import gettext_lazy as _
 
-from apps.audit.canonical import epoch_micros, event_content, event_hash
+from lexlib.canonical import epoch_micros, event_content, event_hash
 
 # Epoch microseconds as PostgreSQL computes them: exact, and independent of the
 # session TimeZone (unlike a datetime loaded through Django).

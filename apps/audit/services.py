@@ -7,7 +7,7 @@ import hashlib
 from django.db import connection
 from django.utils import timezone
 
-from apps.audit.canonical import GENESIS_HASH, normalize
+from lexlib.canonical import GENESIS_HASH, normalize
 from apps.audit.context import current
 from apps.audit.models import AuditEvent
 
@@ -33,7 +33,7 @@ def audit_append(*, action: str, obj=None, object_type: str | None = None, objec
     ``object_type``/``object_id`` are given. The actor is ``actor``, else the
     user of ``request``, else the actor or request user of the current context
     (RequestContextMiddleware, ``request_context``). ``before``/``after`` are stored in canonical
-    form (apps/audit/canonical.py: floats become strings).
+    form (lexlib/canonical.py: floats become strings).
 
     Call it as late as possible in the transaction: from here to the commit,
     every other audited write waits on the append lock.

@@ -6,7 +6,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from apps.audit.canonical import GENESIS_HASH, CanonicalError
+from lexlib.canonical import GENESIS_HASH, CanonicalError
 from apps.audit.checkpoint import Checkpoint, checkpoint_load
 from apps.audit.models import STORED_AT_US, AuditEvent
 

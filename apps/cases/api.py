@@ -20,7 +20,7 @@ from apps.accounts.models import Role, Team
 from apps.accounts.selectors import team_list_for
 from apps.cases.models import MAX_DEFENDANTS, Case, DefendantResult, JudgmentRun, RunAttempt
 from apps.cases.selectors import CASE_STATUS_NONE, case_get_for, case_search, run_get_for, run_progress
-from apps.cases.selectors import term_label
+from apps.cases.evidence import term_label
 from apps.cases.services.cases import CaseConflict
 from apps.cases.services.idempotency import (
     KEY_MAX_LENGTH,
@@ -31,7 +31,7 @@ from apps.cases.services.idempotency import (
 )
 from apps.cases.services.intake import IntakeUnconfirmed, case_findings, case_intake, case_revise
 from apps.cases.services.runs import judgment_cancel, judgment_request, judgment_retry
-from worker.agents.pipeline import ABLATIONS
+from worker.agents.names import ABLATIONS
 
 # --- policy --------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ class CaseUpload(models.Model):
     """A facts document (TXT, DOCX, PDF) uploaded at intake, kept for provenance.
 
     The text was extracted in a resource-limited child process
-    (apps.corpus.parsing.documents.extract_text) and shown to the user, who
+    (lexlib.parsing.documents.extract_text) and shown to the user, who
     confirmed or edited it before the case was saved. The stored file name is
     generated; ``filename`` is only what the user called it.
     """

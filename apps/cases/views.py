@@ -16,21 +16,19 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
 from apps.cases.forms import ApiTokenForm, ApiTokenIssueForm, CaseEditForm, CaseFilterForm, CaseForm, RunForm
 from apps.cases.models import Case, DefendantResult
+from apps.cases.evidence import evidence_context, term_label
 from apps.cases.selectors import (
     case_get_for,
     case_search,
-    evidence_context,
     charges_union,
     latest_result_charges,
     latest_result_terms,
     result_get_for,
-    term_label,
     run_get_for,
     run_progress,
     upload_get_for,
@@ -40,6 +38,7 @@ from apps.cases.services.cases import CaseConflict
 from apps.cases.services.intake import IntakeUnconfirmed, case_findings, case_intake, case_revise
 from apps.cases.services.runs import judgment_cancel, judgment_request, judgment_retry
 from apps.cases.services.uploads import case_upload_create
+from apps.core.jobs import polled_fragment
 from apps.core.params import int_param
 
 PAGE_SIZE = 20
@@ -292,10 +291,7 @@ def run_detail(request, pk: int):
     run = run_get_for(user=request.user, pk=pk)
     context = _run_context(run, request.user)
     if request.htmx:
-        response = render(request, "cases/_run_status.html", context)
-        if context["finished"]:
-            response.status_code = HttpResponseStopPolling.status_code
-        return response
+        return polled_fragment(request, "cases/_run_status.html", context, finished=context["finished"])
     return render(request, "cases/run_detail.html", context)
 
 

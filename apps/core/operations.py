@@ -26,7 +26,7 @@ import time
 import redis
 from django.conf import settings
 
-from worker.agents.llm.client import CircuitBreaker, CircuitOpen
+from worker.agents.llm import CircuitBreaker, CircuitOpen
 
 logger = logging.getLogger(__name__)
 

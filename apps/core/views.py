@@ -4,10 +4,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from apps.accounts.selectors import team_list_for
 from apps.core.health import health_report_cached, public_view
+from apps.core.jobs import polled_fragment
 from apps.core.models import WorkerPing
 from apps.core.selectors import home_work
 from apps.core.services import PingThrottled, worker_ping_request
@@ -60,9 +60,5 @@ def ping_create(request):
 def ping_detail(request, pk: int):
     ping = get_object_or_404(WorkerPing, pk=pk, requested_by=request.user)
     if request.htmx:
-        response = render(request, "core/_ping.html", {"ping": ping})
-        # 286 tells htmx to stop polling once the worker has answered.
-        if ping.answered_at is not None:
-            response.status_code = HttpResponseStopPolling.status_code
-        return response
+        return polled_fragment(request, "core/_ping.html", {"ping": ping}, finished=ping.answered_at is not None)
     return render(request, "core/ping.html", {"ping": ping})

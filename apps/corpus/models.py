@@ -207,7 +207,7 @@ class Precedent(models.Model):
     source = models.CharField(max_length=60, db_index=True)
     fact = models.TextField()
     fact_sha256 = models.CharField(max_length=64)
-    # The exact-duplicate key (apps/corpus/parsing/dedup.py: NFKC, no whitespace, punctuation or symbols).
+    # The exact-duplicate key (lexlib/parsing/dedup.py: NFKC, no whitespace, punctuation or symbols).
     fact_norm_sha256 = models.CharField(max_length=64, blank=True, db_index=True)
     defendants = ArrayField(models.CharField(max_length=100), default=list, blank=True)
     court_level = models.CharField(max_length=16, choices=CourtLevel.choices, blank=True)

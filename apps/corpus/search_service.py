@@ -12,12 +12,17 @@ from functools import lru_cache
 import numpy as np
 from django.db import connection, transaction
 
-from apps.corpus.models import SearchIndex
-from apps.corpus.search.bm25 import BM25Index
-from apps.corpus.search.embeddings import LSABackend, get_backend
-from apps.corpus.search.tokenize import Tokenizer
+from apps.corpus.models import Charge, SearchIndex
+from lexlib.search.bm25 import BM25Index
+from lexlib.search.embeddings import LSABackend, get_backend
+from lexlib.search.tokenize import Tokenizer, legal_tokenizer_of
 
 _lock = threading.Lock()
+
+
+def legal_tokenizer() -> Tokenizer:
+    """The jieba tokenizer with our legal dictionary plus every charge name in the corpus."""
+    return legal_tokenizer_of(Charge.objects.values_list("name", flat=True))
 
 
 def active_index(target: str, method: str) -> SearchIndex | None:
@@ -31,8 +36,6 @@ def _bm25(index_pk: int, artefact_dir: str) -> BM25Index:
 
 @lru_cache(maxsize=2)
 def _tokenizer_for(fingerprint: str) -> Tokenizer:
-    from apps.corpus.services.indexing import legal_tokenizer
-
     return legal_tokenizer()
 
 
@@ -44,8 +47,6 @@ def dense_backend_for(index: SearchIndex):
 @lru_cache(maxsize=8)
 def _dense_backend(index_pk: int, backend: str, artefact_dir: str, target: str):
     if backend == "lsa":
-        from apps.corpus.services.indexing import legal_tokenizer
-
         # The ontology model was trained on feature label lists with a plain tokenizer.
         tokenizer = Tokenizer(user_dict=None) if target == SearchIndex.Target.FEATURES else legal_tokenizer()
         return LSABackend.load(artefact_dir, tokenizer=tokenizer, strict_tokenizer=False)

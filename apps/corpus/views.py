@@ -4,10 +4,10 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
+from apps.core.jobs import polled_fragment
 from apps.corpus.forms import ImportForm
 from apps.corpus.models import ImportBatch
 from apps.corpus.selectors import corpus_counts, corpus_freshness, import_report_view
@@ -39,10 +39,8 @@ def import_list(request):
     page = Paginator(ImportBatch.objects.select_related("created_by"), 20).get_page(request.GET.get("page"))
     polling = any(b.status not in SETTLED for b in page)
     if request.htmx and request.GET.get("rows"):
-        response = render(request, "corpus/_import_rows.html", {"page": page, "polling": polling})
-        if not polling:
-            response.status_code = HttpResponseStopPolling.status_code
-        return response
+        return polled_fragment(request, "corpus/_import_rows.html", {"page": page, "polling": polling},
+                               finished=not polling)
     return render(request, "corpus/import_list.html", {"form": form, "page": page, "counts": corpus_counts(),
                                                        "polling": polling, "freshness": corpus_freshness()})
 
@@ -53,10 +51,7 @@ def import_detail(request, pk: int):
     context = {"batch": batch, "progress": import_progress(batch.pk), "finished": batch.status in SETTLED,
                "report": import_report_view(batch)}
     if request.htmx:
-        response = render(request, "corpus/_import_status.html", context)
-        if context["finished"]:
-            response.status_code = HttpResponseStopPolling.status_code
-        return response
+        return polled_fragment(request, "corpus/_import_status.html", context, finished=context["finished"])
     return render(request, "corpus/import_detail.html", context)
 
 

@@ -1,8 +1,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from apps.graph.services.reasoning import STRATEGIES
-from worker.agents.pipeline import ABLATIONS
+from worker.agents.names import ABLATIONS, STRATEGIES
 
 MAX_SET_BYTES = 50 * 1024 * 1024
 

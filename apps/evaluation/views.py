@@ -7,6 +7,7 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
+from apps.core.jobs import polled_fragment
 from apps.core.params import int_param
 from apps.evaluation import selectors
 from apps.evaluation.forms import EvaluationForm
@@ -36,13 +37,10 @@ def run_list(request):
 
 def run_detail(request, pk: int):
     run = get_object_or_404(EvaluationRun, pk=pk)
-    if request.htmx and not run.finished:
-        return render(request, "evaluation/_progress.html", {"run": run})
     if request.htmx:
         # Finished: the whole page is out of date (metrics, cases), so htmx reloads it.
-        response = render(request, "evaluation/_progress.html", {"run": run, "reload": True})
-        response["HX-Refresh"] = "true"
-        return response
+        return polled_fragment(request, "evaluation/_progress.html", {"run": run, "reload": run.finished},
+                               finished=run.finished, reload_when_finished=True)
     outcome = request.GET.get("outcome", "")
     page = Paginator(selectors.cases_page_queryset(run, outcome), 50).get_page(request.GET.get("page"))
     reference = selectors.reference_run()
@@ -59,7 +57,7 @@ def case_detail(request, pk: int, case_id: str):
     case = selectors.case_get(run, case_id)
     if case is None:
         raise Http404
-    from apps.cases.selectors import evidence_context  # the same evidence viewer as a judgment run's
+    from apps.cases.evidence import evidence_context  # the same evidence viewer as a judgment run's
 
     bundles = [{"bundle": b, "ev": evidence_context(b)} for b in case.bundles]
     return render(request, "evaluation/case_detail.html", {"run": run, "case": case, "bundles": bundles})

@@ -12,7 +12,7 @@ RELATION_LABELS = {
     "INTERPRETS": _("interprets"),
     "REFERS_TO": _("refers to"),
     "HAS_CHECK": _("checklist item"),
-    # Only in a run's verified subgraph (apps.cases.selectors._graph_elements).
+    # Only in a run's verified subgraph (apps.cases.evidence._graph_elements).
     "VERIFIED": _("verified for"),
     "CHARGED": _("charged with"),
 }

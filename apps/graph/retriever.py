@@ -16,8 +16,8 @@ def _interpretation_index():
     well under a second) and rebuilt when the table changes."""
     from django.db.models import Count, Max
 
-    from apps.corpus.search.bm25 import BM25Index
-    from apps.corpus.services.indexing import legal_tokenizer
+    from lexlib.search.bm25 import BM25Index
+    from apps.corpus.search_service import legal_tokenizer
 
     stamp = tuple(Interpretation.objects.aggregate(n=Count("pk"), top=Max("pk"), ext=Max("ext_id")).values())
     if stamp not in _INTERPRETATION_BM25:

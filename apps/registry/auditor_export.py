@@ -72,7 +72,7 @@ class _FoldStrategies:
 
     def get(self, fold: int):
         if fold not in self._cache:
-            from apps.graph.services.reasoning import statistical_strategy
+            from apps.judging.services import statistical_strategy
 
             models = dict(self.shared)
             for kind in ("charges", "articles"):
@@ -93,7 +93,7 @@ def _gold_of(case: dict, defendant: str) -> tuple[set[int], set[str]]:
 
 def case_rows(case: dict, strategy, *, group: str) -> list[dict]:
     """The rows of one training case (every defendant, every in-force candidate article)."""
-    from apps.graph.services.reasoning import judgment_compute
+    from apps.judging.services import judgment_compute
     from worker.agents.strategies.statistical import names_match
 
     merged = tuple(d if isinstance(d, str) else d.get("id", "") for d in case.get("duplicates") or ())

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from apps.core.jobs import job_claim
 from apps.registry.models import ModelVersion, TrainingRun
 from apps.registry.services import model_activate, model_register
 
@@ -59,7 +60,8 @@ def training_structure_export(directory: Path) -> tuple[Path, Path]:
     """Write the statutes (latest version of each article) and their main checklists in the shared schema,
     for the verifier and the intent classifier; returns (statutes path, checklists path). Beside them:
     interpretations.jsonl (paragraphs with the Criminal Law articles they interpret) and aliases.json
-    (dataset charge name → statute charge), which make the legal training documents (training/longtail.py)."""
+    (dataset charge name → statute charge), which make the legal training documents (training/longtail.py),
+    and charges.txt (every charge name: the words the serving tokenizer adds)."""
     from apps.corpus.models import Article, Charge, Interpretation
 
     with (directory / "interpretations.jsonl").open("w", encoding="utf-8") as out:
@@ -67,6 +69,9 @@ def training_structure_export(directory: Path) -> tuple[Path, Path]:
             numbers = sorted({a.number for a in i.articles.all()})
             out.write(json.dumps({"id": i.ext_id, "text": i.text, "articles": numbers}, ensure_ascii=False) + "\n")
     aliases = dict(Charge.objects.filter(canonical__isnull=False).values_list("name", "canonical__name"))
+    # Every charge name, as the serving tokenizer adds them (apps.corpus.search_service.legal_tokenizer).
+    names = sorted(Charge.objects.values_list("name", flat=True))
+    (directory / "charges.txt").write_text("".join(f"{n}\n" for n in names), encoding="utf-8")
     (directory / "aliases.json").write_text(json.dumps({"aliases": aliases}, ensure_ascii=False), encoding="utf-8")
 
     statutes, checklists = directory / "statutes.jsonl", directory / "checklists.jsonl"
@@ -109,7 +114,8 @@ def statistical_training_run(*, cases: Path, out: Path, statutes: Path | None = 
     checklists = checklists or exported_checklists
     structure = (["--statutes", str(statutes), "--checklists", str(checklists)]
                  if Path(statutes).stat().st_size and Path(checklists).stat().st_size else [])
-    structure += ["--interpretations", str(out / "interpretations.jsonl"), "--aliases", str(out / "aliases.json")]
+    structure += ["--interpretations", str(out / "interpretations.jsonl"), "--aliases", str(out / "aliases.json"),
+                  "--charges", str(out / "charges.txt")]
     done = subprocess.run([sys.executable, "-m", "training.statistical", "--cases", str(cases), "--out", str(out),
                            *structure, *extra_args, *[b for b in baselines if not b.startswith("--baseline=auditor=")]],
                           cwd=settings.BASE_DIR, capture_output=True, text=True)
@@ -160,14 +166,8 @@ def training_request(*, user=None, source: str = "corpus") -> TrainingRun:
 
 
 def _claim(run_id: int) -> TrainingRun | None:
-    with transaction.atomic():
-        run = TrainingRun.objects.select_for_update().filter(pk=run_id).first()
-        if run is None or run.status != TrainingRun.Status.QUEUED:
-            return None  # a duplicate or redelivered task
-        run.status = TrainingRun.Status.RUNNING
-        run.started_at = timezone.now()
-        run.save(update_fields=["status", "started_at"])
-    return run
+    """None for a duplicate or redelivered task (the run is no longer queued)."""
+    return job_claim(model=TrainingRun, pk=run_id, started_at=timezone.now())
 
 
 def gate_rows(report: dict) -> list[dict]:

@@ -3,10 +3,10 @@ from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
+from apps.core.jobs import polled_fragment
 from apps.registry.models import ModelVersion, TrainingRun
 from apps.registry.selectors import models_freshness
 from apps.registry.services import model_activate
@@ -31,10 +31,7 @@ def model_list(request):
 def training_detail(request, pk: int):
     run = get_object_or_404(TrainingRun, pk=pk)
     if request.htmx:
-        response = render(request, "registry/_training_status.html", {"run": run})
-        if run.finished:
-            response.status_code = HttpResponseStopPolling.status_code
-        return response
+        return polled_fragment(request, "registry/_training_status.html", {"run": run}, finished=run.finished)
     return render(request, "registry/training_detail.html", {"run": run})
 
 

@@ -18,7 +18,7 @@ from apps.review.selectors import review_run_get_for
 from apps.review.services.holds import CaseHeld, case_delete, legal_hold_release, legal_hold_set
 from apps.review.services.reviews import (
     ReviewConflict,
-    approval_current,
+    approval_valid,
     approval_verify,
     decision_make,
     review_accept_rest,
@@ -78,7 +78,7 @@ def _coverage_out(review, user) -> dict:
 def _review_out(review, user) -> dict:
     return {"run": review.run_id, "status": review.status, "version": review.version,
             "assigned_to": review.assigned_to.username if review.assigned_to else None,
-            "approval_valid": approval_current(review) is not None, "coverage": _coverage_out(review, user),
+            "approval_valid": approval_valid(review) is not None, "coverage": _coverage_out(review, user),
             "decisions": DecisionSerializer(review.decisions.select_related("reviewer").order_by("-decided_at", "-pk"),
                                             many=True).data}
 
@@ -92,11 +92,10 @@ class DecisionIn(serializers.Serializer):
 
 class ReviewApi(_Api):
     @extend_schema(operation_id="runs_review", responses={200: ReviewOut},
-                   summary="A finished run's review: status, version, decisions (the approval is verified first)")
+                   summary="A finished run's review: status, version, decisions (approval_valid is checked against "
+                           "the current record; POST verify/ to invalidate a changed approval)")
     def get(self, request, pk: int):
         review = review_for_run(review_run_get_for(user=request.user, run_pk=pk))
-        approval_verify(review)
-        review.refresh_from_db()
         return Response(_review_out(review, request.user))
 
 
@@ -128,19 +127,30 @@ class VerifyApi(_Api):
         return Response(_review_out(review, request.user))
 
 
+ReviewDefendantOut = inline_serializer("ReviewDefendant", {
+    "position": serializers.IntegerField(), "defendant": serializers.CharField(),
+    "bundle": serializers.DictField(), "coverage": CoverageOut})
+
+
 class ReviewDefendantApi(_Api):
-    @extend_schema(operation_id="runs_review_defendant",
-                   responses=inline_serializer("ReviewDefendant", {
-                       "position": serializers.IntegerField(), "defendant": serializers.CharField(),
-                       "bundle": serializers.DictField(), "coverage": CoverageOut}),
-                   summary="One defendant's evidence bundle for review; fetching it records that you opened it "
-                           "(an approval needs every defendant opened)")
+    @extend_schema(operation_id="runs_review_defendant", responses=ReviewDefendantOut,
+                   summary="One defendant's evidence bundle for review (read only; POST records that you opened it)")
     def get(self, request, pk: int, position: int):
+        return self._answer(request, pk, position, record=False)
+
+    @extend_schema(operation_id="runs_review_defendant_open", request=None, responses=ReviewDefendantOut,
+                   summary="One defendant's evidence bundle for review, recording that you opened it "
+                           "(an approval needs every defendant opened)")
+    def post(self, request, pk: int, position: int):
+        return self._answer(request, pk, position, record=True)
+
+    def _answer(self, request, pk: int, position: int, *, record: bool):
         review = review_for_run(review_run_get_for(user=request.user, run_pk=pk))
         result = review.run.results.filter(position=position).first()
         if result is None:
             return Response({"detail": "no such defendant"}, status=status.HTTP_404_NOT_FOUND)
-        review_open(review=review, result=result, user=request.user)
+        if record:
+            review_open(review=review, result=result, user=request.user)
         return Response({"position": result.position, "defendant": result.defendant, "bundle": result.bundle,
                          "coverage": _coverage_out(review, request.user)})
 

@@ -21,7 +21,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from apps.cases.selectors import evidence_context
+from apps.cases.evidence import evidence_context
 from apps.review.models import ReviewItem, WhatIf
 from apps.review.services.reviews import approval_current
 from apps.review.viewmodels import describe, value_label

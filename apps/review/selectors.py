@@ -6,12 +6,21 @@ from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 
-from apps.cases.models import RESULT_STATUS_LABELS, JudgmentRun
+from apps.cases.models import RESULT_STATUS_LABELS, DefendantResult, JudgmentRun
 from apps.cases.selectors import run_list_for
 from apps.core.params import int_param
 from apps.review.models import Decision, Review, ReviewItem, WhatIf
 
 QUEUE_STATUSES = ("pending", "approved", "rejected", "returned", "all")
+
+
+def approved_results_query() -> QuerySet[DefendantResult]:
+    """Every defendant's result of every run whose current review version has a valid approval, by run and
+    position: what the approved-run exports (SFT examples, planner trajectories) read."""
+    return (DefendantResult.objects
+            .filter(run__review__status=Review.Status.APPROVED, run__review__decisions__kind=Decision.Kind.APPROVE,
+                    run__review__decisions__valid=True, run__review__decisions__version=F("run__review__version"))
+            .distinct().order_by("run_id", "position"))
 
 
 def queue_runs(*, user, status: str = "pending", assigned: str = "", q: str = "", team: int | None = None) -> QuerySet:
@@ -109,7 +118,7 @@ def review_outcomes(run_ids) -> dict[int, dict]:
     decided version (the Adjudicator on the evidence as the reviewer changed it); without overrides
     the reviewed outcome is the run's own (``changed`` False).
     """
-    from apps.cases.selectors import term_text
+    from apps.cases.evidence import term_text
 
     reviews = {r.run_id: r for r in Review.objects.filter(run_id__in=list(run_ids)).select_related("assigned_to")}
     if not reviews:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from apps.cases.selectors import evidence_context
+from apps.cases.evidence import evidence_context
 from apps.review.models import Review, ReviewItem, WhatIf
 from apps.review.selectors import review_items_by_result, review_progress
 from apps.review.services.holds import hold_active

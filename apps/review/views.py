@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
 from apps.accounts.selectors import team_list_for
-from apps.cases.selectors import case_get_for, evidence_context
+from apps.cases.selectors import case_get_for
 from apps.core.params import int_param
 from apps.review import memo
 from apps.review.models import ReviewItem
@@ -28,6 +28,7 @@ from apps.review.services.memos import NoRenderer
 from apps.review.services.memos import memo_export as memo_export_service
 from apps.review.services.reviews import (
     ReviewConflict,
+    approval_check,
     approval_current,
     approval_verify,
     decision_make,
@@ -79,20 +80,44 @@ def _label(status: str) -> str:
 
 @role_required(Role.REVIEWER)
 def review_detail(request, pk: int):
+    """Read only: a changed approval is shown as no longer valid; invalidating it and recording that
+    a judgment was opened are POSTs (``verify``, ``opened``)."""
     run = review_run_get_for(user=request.user, run_pk=pk)
     review = review_for_run(run)
-    invalidated = approval_verify(review)
-    if invalidated is not None:
-        review.refresh_from_db()
-        messages.warning(request, _("The approval was invalidated: %(why)s. The run is back in review.")
-                         % {"why": invalidated.invalidation_reason})
     position = request.GET.get("d", "0")
     position = int_param(position, 0)
     shown = review.run.results.filter(position=position).first() or review.run.results.order_by("position").first()
-    if shown is not None:
-        review_open(review=review, result=shown, user=request.user)
     context = review_page_context(review=review, user=request.user, position=shown.position if shown else 0)
+    changed = approval_check(review)
+    if changed is not None:
+        context["approval"], context["stale"] = None, "; ".join(changed)
     return render(request, "review/review_detail.html", context)
+
+
+@require_POST
+@role_required(Role.REVIEWER)
+def verify(request, pk: int):
+    """Recompute the approval's snapshot; a difference invalidates it and returns the run to review."""
+    review = _review_of(request, pk)
+    invalidated = approval_verify(review)
+    if invalidated is not None:
+        messages.warning(request, _("The approval was invalidated: %(why)s. The run is back in review.")
+                         % {"why": invalidated.invalidation_reason})
+    return _back(pk)
+
+
+@require_POST
+@role_required(Role.REVIEWER)
+def opened(request, pk: int):
+    """Record that the reviewer opened one defendant's judgment (the page posts this when it shows
+    it; without JavaScript the reviewer presses the button). htmx gets the coverage fragment."""
+    review = _review_of(request, pk)
+    result = get_object_or_404(review.run.results, position=int_param(request.POST.get("position", ""), -1))
+    review_open(review=review, result=result, user=request.user)
+    if not request.htmx:
+        return _back(pk, result.position, "review-coverage")
+    context = review_page_context(review=review, user=request.user, position=result.position)
+    return render(request, "review/_coverage.html", context)
 
 
 def _item_answer(request, pk: int, position: int, target: str, ref: str, anchor: str):
@@ -152,6 +177,8 @@ def accept_rest(request, pk: int):
     review = _review_of(request, pk)
     position = request.POST.get("position", "")
     result = get_object_or_404(review.run.results, position=int(position) if position.isdigit() else -1)
+    if request.POST.get("opened") == "1":  # pressed on the page that shows this judgment
+        review_open(review=review, result=result, user=request.user)
     try:
         n = review_accept_rest(review=review, result=result, user=request.user, version=_version(request))
     except ValidationError as exc:

@@ -14,11 +14,11 @@ from worker.agents.agentic import (
     adjudicate_case_agentic,
     agentic_summary,
 )
-from worker.agents.fixtures import FixedProbabilities, tiny_legal_graph
+from worker.agents.testing.fixtures import FixedProbabilities, tiny_legal_graph
 from worker.agents.llm import Budget, BudgetExceeded, LLMClient, Usage
 from worker.agents.llm.client import LLMResult
-from worker.agents.llm.stub_server import StubServer
-from worker.agents.memory_retriever import InMemoryRetriever
+from worker.agents.testing.stub_server import StubServer
+from worker.agents.testing.memory_retriever import InMemoryRetriever
 from worker.agents.pipeline import adjudicate
 from worker.agents.prompts.planner import PLANNER_PROMPT_VERSION, planner_messages, planner_prompt_hash
 from worker.agents.strategies.statistical import StatisticalStrategy
@@ -246,7 +246,7 @@ def test_the_agentic_core_imports_no_django_celery_or_torch():
 
 
 def test_the_llm_planners_replies_are_recorded_and_replay_the_same_steps():
-    from worker.agents.replay import RecordedReplies
+    from worker.agents.tools.replay import RecordedReplies
 
     records = []
     client = ScriptedClient([act("search_statutes", "盗窃罪 入户"), act("search_precedents", "入户 盗窃罪"), act("stop")])

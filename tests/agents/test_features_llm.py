@@ -7,7 +7,7 @@ import pytest
 from worker.agents.features import LexiconFeatureExtractor
 from worker.agents.features_llm import LLMFeatureExtractor
 from worker.agents.llm import LLMClient
-from worker.agents.llm.stub_server import StubServer
+from worker.agents.testing.stub_server import StubServer
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from worker.agents.llm import (
     Usage,
     parse_json_strict,
 )
-from worker.agents.llm.stub_server import StubServer
+from worker.agents.testing.stub_server import StubServer
 
 SCHEMA = {
     "type": "object",
@@ -497,7 +497,7 @@ def test_the_stub_serves_health_models_and_refuses_unknown_modes(stub):
 def test_the_stub_runs_as_a_module_and_stops_cleanly(tmp_path):
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "worker.agents.llm.stub_server", "--port", str(port), "--mode", "ok"],
+        [sys.executable, "-m", "worker.agents.testing.stub_server", "--port", str(port), "--mode", "ok"],
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
@@ -511,7 +511,7 @@ def test_the_stub_runs_as_a_module_and_stops_cleanly(tmp_path):
 
 def test_the_llm_package_imports_no_django_celery_or_torch():
     code = (
-        "import sys, worker.agents.llm, worker.agents.llm.stub_server, worker.agents.prompts\n"
+        "import sys, worker.agents.llm, worker.agents.testing.stub_server, worker.agents.prompts\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('django', 'celery', 'torch'))\n"
         "assert not bad, bad\n"
     )

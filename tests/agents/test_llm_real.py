@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from worker.agents.fixtures import tiny_legal_graph
+from worker.agents.testing.fixtures import tiny_legal_graph
 from worker.agents.llm import Budget, LLMClient
-from worker.agents.memory_retriever import InMemoryRetriever
+from worker.agents.testing.memory_retriever import InMemoryRetriever
 from worker.agents.pipeline import Params, adjudicate
 from worker.agents.strategies.llm import LLMStrategy
 from worker.agents.types import CaseInput, Status

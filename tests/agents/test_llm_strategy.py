@@ -4,10 +4,10 @@ import datetime as dt
 
 import pytest
 
-from worker.agents.fixtures import tiny_legal_graph
+from worker.agents.testing.fixtures import tiny_legal_graph
 from worker.agents.llm import LLMClient
-from worker.agents.llm.stub_server import StubServer
-from worker.agents.memory_retriever import InMemoryRetriever
+from worker.agents.testing.stub_server import StubServer
+from worker.agents.testing.memory_retriever import InMemoryRetriever
 from worker.agents.pipeline import Params, adjudicate
 from worker.agents.strategies.llm import LLMStrategy
 from worker.agents.types import CaseInput, Status

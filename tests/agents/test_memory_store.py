@@ -6,9 +6,9 @@ import inspect
 import pytest
 
 from worker.agents import ports
-from worker.agents.fixtures import AMENDMENT_VIII, tiny_legal_graph
+from worker.agents.testing.fixtures import AMENDMENT_VIII, tiny_legal_graph
 from worker.agents.graph_types import ArticleNode, CaseNode, CommunityNode, Term
-from worker.agents.memory_store import InMemoryGraphStore
+from worker.agents.testing.memory_store import InMemoryGraphStore
 
 
 @pytest.fixture

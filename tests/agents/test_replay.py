@@ -3,10 +3,10 @@
 import copy
 
 from tests.agents.test_llm_strategy import CASE, PARAMS, ScriptedClient, good_replies
-from worker.agents.fixtures import tiny_legal_graph
-from worker.agents.memory_retriever import InMemoryRetriever
+from worker.agents.testing.fixtures import tiny_legal_graph
+from worker.agents.testing.memory_retriever import InMemoryRetriever
 from worker.agents.pipeline import adjudicate
-from worker.agents.replay import RecordedReplies, bundle_diff, case_of, params_of
+from worker.agents.tools.replay import RecordedReplies, bundle_diff, case_of, params_of
 from worker.agents.strategies.llm import LLMStrategy
 from worker.agents.strategies.statistical import StatisticalStrategy
 from worker.agents.types import Status

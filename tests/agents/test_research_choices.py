@@ -4,12 +4,12 @@ usable answer; a replay makes the same choices from the recorded replies."""
 
 import datetime as dt
 
-from worker.agents.fixtures import tiny_legal_graph
+from worker.agents.testing.fixtures import tiny_legal_graph
 from worker.agents.llm import LLMClient
-from worker.agents.llm.stub_server import StubServer
-from worker.agents.memory_retriever import InMemoryRetriever
+from worker.agents.testing.stub_server import StubServer
+from worker.agents.testing.memory_retriever import InMemoryRetriever
 from worker.agents.pipeline import Params, adjudicate, research
-from worker.agents.replay import RecordedReplies
+from worker.agents.tools.replay import RecordedReplies
 from worker.agents.strategies.llm import LLMStrategy
 from worker.agents.types import CaseInput
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from worker.agents.fixtures import tiny_legal_graph
+from worker.agents.testing.fixtures import tiny_legal_graph
 from worker.agents.graph_types import Term
 from worker.agents.pipeline import verify_judgment
 from worker.agents.sentencing import Ceiling, StatutoryRange, cap_term, ceiling_for, statutory_range

@@ -24,7 +24,7 @@ def test_without_a_statute_list_the_subsequence_rule_applies():
 
 
 def test_a_verified_punishment_article_goes_with_the_charge_its_precedents_cite_it_for():
-    from worker.agents.memory_store import InMemoryGraphStore
+    from worker.agents.testing.memory_store import InMemoryGraphStore
     from worker.agents.types import ArticleAudit, Audit, Research
 
     s = StatisticalStrategy(statute_charges={"贪污罪"})
@@ -57,7 +57,7 @@ class _LowAuditor:
 
 
 def test_when_nothing_reaches_the_threshold_the_best_candidate_with_a_shown_element_stands_and_says_so():
-    from worker.agents.memory_store import InMemoryGraphStore
+    from worker.agents.testing.memory_store import InMemoryGraphStore
     from worker.agents.types import ArticleAudit, ItemVerdict, Research
 
     def article(pk, key, charges, shown):

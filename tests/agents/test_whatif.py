@@ -6,9 +6,9 @@ import json
 import pytest
 
 from tests.agents.test_pipeline import THEFT, run
-from worker.agents.fixtures import tiny_legal_graph
+from worker.agents.testing.fixtures import tiny_legal_graph
 from worker.agents.types import CaseInput, Status
-from worker.agents.whatif import Override, OverrideInvalid, readjudicate
+from worker.agents.tools.whatif import Override, OverrideInvalid, readjudicate
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from apps.audit.canonical import (
+from lexlib.canonical import (
     GENESIS_HASH,
     CanonicalError,
     canonical_json,

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import override_settings
 
-from apps.audit.canonical import event_hash
+from lexlib.canonical import event_hash
 from apps.audit.checkpoint import checkpoint_create, checkpoint_load
 from apps.audit.models import AuditEvent
 from apps.audit.verify import chain_verify

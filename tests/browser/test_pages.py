@@ -84,6 +84,9 @@ def review_and_approve(page, base, run, *, strike=True):
     key = page.get_attribute("#candidates article.passed >> nth=0", "id")
     for position in (0, 1):
         page.goto(f"{base}/review/runs/{run}/?d={position}")
+        # The page posts the opening of the judgment it shows (htmx on load; a GET writes nothing).
+        if page.locator(f"#coverage-table tr[data-position='{position}']").count():  # a defendant at this position
+            page.wait_for_selector(f"#coverage-table tr[data-position='{position}'] td[data-opened='1']")
         control = page.locator(f"#{key} > .review-control")
         if strike and control.count() and control.get_attribute("data-state") == "accept":
             control.locator("button.secondary").click()  # undo an earlier accept, in place
@@ -149,6 +152,7 @@ def test_2_a_review_cannot_be_rubber_stamped(judged, demo_site, browser, artifac
         pytest.skip("already approved by the fixture of another test")
     assert page.get_attribute("#coverage-state", "data-complete") == "0"
     page.goto(f"{demo_site}/review/runs/{judged['run']}/?d=1")  # 赵某: theft and fraud verified
+    page.wait_for_selector("#coverage-table tr[data-position='1'] td[data-opened='1']")
     page.evaluate("window.__noReload = true")
     # 赵某's second verified article (review_and_approve strikes 王某's first; an accepted one it undoes).
     control = page.locator("#candidates article.passed >> nth=1").locator("> .review-control")

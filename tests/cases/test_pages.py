@@ -209,7 +209,7 @@ def test_the_evidence_include_renders_a_bundle_that_failed_before_any_evidence(d
     from django.template.loader import render_to_string
     from django.utils import translation
 
-    from apps.cases.selectors import evidence_context
+    from apps.cases.evidence import evidence_context
 
     bundle = {"defendant": "张某", "strategy": "llm", "params": {}, "versions": {"pipeline": "lextrace-pipeline/1"},
               "research": None, "audit": None, "costs": [], "llm_records": [],

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.graph.services.reasoning import judgment_compute, statistical_strategy
+from apps.judging.services import judgment_compute, statistical_strategy
 from worker.agents.types import CaseInput, Status
 
 PLAIN = Path(__file__).resolve().parents[2] / "apps" / "corpus" / "demo" / "plain_cases.jsonl"

@@ -13,7 +13,8 @@ import pytest
 from django.db import connection
 
 from apps.cases.services.runs import judgment_execute
-from apps.core.backup import ScratchCluster, Target, backup_create, backup_restore, restore_drill, source_owner
+from apps.core.backup import ScratchCluster, Target, backup_create, backup_restore
+from apps.core.drill import restore_drill, source_owner
 from tests.cases.conftest import make_case, make_run
 from tests.faults import ROOT, manage
 

@@ -11,7 +11,7 @@ from apps.core.operations import model_circuit
 from tests.cases.conftest import make_case, make_run
 from tests.conftest import wait_for
 from tests.faults import WorkerProcess, own_queue, session_db_name
-from worker.agents.llm.stub_server import StubServer
+from worker.agents.testing.stub_server import StubServer
 from worker.tasks import judgment_run_execute
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from apps.corpus.search.bm25 import ARRAYS_FILE, BM25Index, top_k_stable
-from apps.corpus.search.tokenize import Tokenizer
+from lexlib.search.bm25 import ARRAYS_FILE, BM25Index, top_k_stable
+from lexlib.search.tokenize import Tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_DATA = Path(os.environ.get("LEXTRACE_SHARED_DATA", ROOT.parent / "shared" / "data"))

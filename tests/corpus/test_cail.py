@@ -1,10 +1,10 @@
-"""The CAIL2018 converter (apps/corpus/parsing/cail.py), on lines we write here."""
+"""The CAIL2018 converter (lexlib/parsing/cail.py), on lines we write here."""
 
 import json
 
-from apps.corpus.parsing.cail import cail_convert
-from apps.corpus.parsing.formats import detect_format, normalise_charge
-from apps.corpus.parsing.records import validate_records
+from lexlib.parsing.cail import cail_convert
+from lexlib.parsing.formats import detect_format, normalise_charge
+from lexlib.parsing.records import validate_records
 
 FACT = "公诉机关指控：某日晚，被告人张某在某超市内趁无人注意，将货架上的洗发水六瓶藏入背包，未付款即离开，价值人民币三百元。"
 

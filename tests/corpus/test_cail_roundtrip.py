@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.db import transaction
 
 from apps.corpus.models import ImportBatch, Precedent, PrecedentOutcome
-from apps.corpus.parsing.dedup import norm_sha256
+from lexlib.parsing.dedup import norm_sha256
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 

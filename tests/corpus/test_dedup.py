@@ -1,6 +1,6 @@
-"""Duplicate detection (apps/corpus/parsing/dedup.py): pure, on facts we write here."""
+"""Duplicate detection (lexlib/parsing/dedup.py): pure, on facts we write here."""
 
-from apps.corpus.parsing.dedup import BOILERPLATE_DF, near_duplicates, norm_sha256, norm_text
+from lexlib.parsing.dedup import BOILERPLATE_DF, near_duplicates, norm_sha256, norm_text
 
 THEFT = ("公诉机关指控：二〇一八年五月三日晚，被告人张某在某市某区一商场三楼的服装店内，趁店员整理货架之机，"
          "将柜台上一部价值人民币四千二百元的手机揣入口袋后离开，次日在其暂住处被民警抓获，手机已追回发还。")

@@ -13,14 +13,14 @@ import zlib
 
 import pytest
 
-from apps.corpus.parsing.documents import (
+from lexlib.parsing.documents import (
     ExtractedText,
     check_docx_archive,
     extract_text,
     sniff_kind,
 )
-from apps.corpus.parsing.errors import DocumentError, ImportValidationError, LineError
-from apps.corpus.parsing.sandbox import run_limited
+from lexlib.parsing.errors import DocumentError, ImportValidationError, LineError
+from lexlib.parsing.sandbox import run_limited
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 CONTENT_TYPES = (

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from apps.corpus.search.embeddings import (
+from lexlib.search.embeddings import (
     E5Backend,
     EmbeddingBackend,
     EmbeddingError,
@@ -24,7 +24,7 @@ from apps.corpus.search.embeddings import (
     get_backend,
     l2_normalise,
 )
-from apps.corpus.search.tokenize import Tokenizer
+from lexlib.search.tokenize import Tokenizer
 
 # Hand-written sentences, three per topic.
 CORPUS = [
@@ -137,10 +137,10 @@ def test_lsa_must_be_trained() -> None:
 # -- registry ----------------------------------------------------------------------
 def test_registry() -> None:
     assert isinstance(get_backend("lsa"), LSABackend)
-    assert isinstance(get_backend("apps.corpus.search.embeddings.E5Backend"), E5Backend)
+    assert isinstance(get_backend("lexlib.search.embeddings.E5Backend"), E5Backend)
     backend = get_backend("openai", base_url="http://127.0.0.1:9/v1", model="m")
     assert isinstance(backend, OpenAIEmbeddingBackend) and isinstance(backend, EmbeddingBackend)
-    for bad in ("nope", "apps.corpus.search.embeddings.Missing", "apps.corpus.search.tokenize.Tokenizer"):
+    for bad in ("nope", "lexlib.search.embeddings.Missing", "lexlib.search.tokenize.Tokenizer"):
         with pytest.raises(ValueError):
             get_backend(bad)
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apps.corpus.parsing.errors import MAX_REPORTED_ERRORS, ImportValidationError, LineError
-from apps.corpus.parsing.jsonl import read_jsonl
+from lexlib.parsing.errors import MAX_REPORTED_ERRORS, ImportValidationError, LineError
+from lexlib.parsing.jsonl import read_jsonl
 
 
 def reasons(data: bytes, **limits) -> dict[int, str]:

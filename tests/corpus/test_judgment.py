@@ -1,10 +1,10 @@
-"""The judgment parser (apps/corpus/parsing/judgment.py) on judgments we write here."""
+"""The judgment parser (lexlib/parsing/judgment.py) on judgments we write here."""
 
 import pytest
 
-from apps.corpus.parsing.documents import extract_text
-from apps.corpus.parsing.formats import detect_document_format
-from apps.corpus.parsing.judgment import JudgmentError, court_level, judgment_record, parse_judgment, parse_verdict
+from lexlib.parsing.documents import extract_text
+from lexlib.parsing.formats import detect_document_format
+from lexlib.parsing.judgment import JudgmentError, court_level, judgment_record, parse_judgment, parse_verdict
 from tests.corpus.judgments import docx, judgment, pdf, single
 
 

@@ -1,9 +1,9 @@
-"""The LeCaRD / LeCaRDv2 converter (apps/corpus/parsing/lecard.py), on records we write here."""
+"""The LeCaRD / LeCaRDv2 converter (lexlib/parsing/lecard.py), on records we write here."""
 
 import json
 
-from apps.corpus.parsing.formats import detect_format
-from apps.corpus.parsing.lecard import lecard_convert, title_charges
+from lexlib.parsing.formats import detect_format
+from lexlib.parsing.lecard import lecard_convert, title_charges
 
 KNOWN = ["盗窃罪", "诈骗罪", "合同诈骗罪", "故意毁坏财物罪", "走私、贩卖、运输、制造毒品罪", "抢劫罪"]
 FACT = "公诉机关指控，某年某月某日，被告人戊某在示范市某小区内，以借用为名骗取邻居手机一部后变卖，得款人民币一千五百元，用于个人挥霍。"

@@ -5,9 +5,9 @@ from datetime import date
 
 import pytest
 
-from apps.corpus.parsing.errors import ImportValidationError
-from apps.corpus.parsing.jsonl import read_jsonl
-from apps.corpus.parsing.records import (
+from lexlib.parsing.errors import ImportValidationError
+from lexlib.parsing.jsonl import read_jsonl
+from lexlib.parsing.records import (
     CaseRecord,
     ChecklistRecord,
     InterpretationRecord,

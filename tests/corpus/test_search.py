@@ -52,7 +52,7 @@ def test_a_failed_rebuild_leaves_the_previous_index_serving(demo_indexes, monkey
     def broken(self, texts):
         raise RuntimeError("embedding server gone")
 
-    from apps.corpus.search.embeddings import LSABackend
+    from lexlib.search.embeddings import LSABackend
 
     monkeypatch.setattr(LSABackend, "embed_tokens", broken)
     with pytest.raises(RuntimeError):

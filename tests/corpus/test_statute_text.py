@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from apps.corpus.parsing.errors import ImportValidationError
-from apps.corpus.parsing.records import validate_records
-from apps.corpus.parsing.statute_text import split_statute_text, statute_rows
+from lexlib.parsing.errors import ImportValidationError
+from lexlib.parsing.records import validate_records
+from lexlib.parsing.statute_text import split_statute_text, statute_rows
 
 # An illustrative statute written for this test (not an official text).
 SAMPLE = """示例刑事法

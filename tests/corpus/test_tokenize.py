@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from apps.corpus.search.tokenize import LEGAL_DICT_PATH, Tokenizer, default_tokenizer, read_dict_file
+from lexlib.search.tokenize import LEGAL_DICT_PATH, Tokenizer, default_tokenizer, read_dict_file
 
 
 @pytest.fixture(scope="module")

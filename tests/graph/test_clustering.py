@@ -7,7 +7,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from apps.graph.clustering import (
+from lexlib.clustering import (
     CommunitySummary,
     _undirected_weights,
     assign_to_community,
@@ -17,7 +17,7 @@ from apps.graph.clustering import (
     leiden_communities,
     summarize_community,
 )
-from worker.agents.fixtures import tiny_legal_graph
+from worker.agents.testing.fixtures import tiny_legal_graph
 
 
 def brute_force_knn(vectors: np.ndarray, k: int) -> list[tuple[int, int, float]]:

@@ -7,7 +7,7 @@ import pytest
 from apps.corpus.models import Precedent
 from apps.corpus.services.indexing import search_indexes_build
 from apps.graph.services.building import graph_build
-from apps.graph.services.reasoning import judgment_compute
+from apps.judging.services import judgment_compute
 from worker.agents.types import CaseInput, Status
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,7 @@ from apps.core.operations import model_circuit
 from tests.cases.conftest import ensure_judging_corpus, make_case
 from tests.conftest import wait_for
 from tests.faults import WorkerProcess, own_queue, session_db_name
-from worker.agents.llm.stub_server import StubServer
+from worker.agents.testing.stub_server import StubServer
 
 pytestmark = [pytest.mark.c, pytest.mark.worker, pytest.mark.slow]
 

@@ -16,7 +16,7 @@ from apps.core import operations
 from apps.core.operations import SharedCircuitBreaker, model_circuit
 from tests.cases.conftest import make_case
 from worker.agents.llm import CircuitOpen, LLMClient, ModelUnavailable
-from worker.agents.llm.stub_server import StubServer
+from worker.agents.testing.stub_server import StubServer
 
 SCHEMA = {"type": "object", "properties": {"charges": {"type": "array", "items": {"type": "string"}}},
           "required": ["charges"], "additionalProperties": False}

@@ -18,7 +18,7 @@ from apps.cases.models import DefendantResult
 from apps.cases.services.runs import judgment_execute, judgment_request
 from apps.core.operations import model_circuit
 from tests.cases.conftest import demo_case
-from worker.agents.llm.stub_server import StubServer
+from worker.agents.testing.stub_server import StubServer
 
 
 @pytest.fixture

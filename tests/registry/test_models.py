@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.graph.services.reasoning import statistical_strategy
+from apps.judging.services import statistical_strategy
 from apps.registry.models import ModelVersion
 from apps.registry.services import model_activate, statistical_models_train
 

@@ -89,6 +89,9 @@ def test_a_reviewer_overrides_a_checklist_verdict_and_approves(demo_site, browse
     page.wait_for_selector("#evidence-items .review-control[data-state=accept]")
     for position in (0, 1):
         page.goto(f"{demo_site}/review/runs/{run_pk}/?d={position}")
+        # The page posts the opening of the judgment it shows (htmx on load; a GET writes nothing).
+        if page.locator(f"#coverage-table tr[data-position='{position}']").count():  # a defendant at this position
+            page.wait_for_selector(f"#coverage-table tr[data-position='{position}'] td[data-opened='1']")
         rest = page.locator(f"button[data-accept-rest='{position}']")
         if rest.count():
             with page.expect_navigation():

@@ -75,11 +75,17 @@ def test_an_approval_is_refused_until_every_judgment_is_opened_and_every_article
 def test_the_review_page_records_what_was_opened_and_shows_the_coverage(judged_run, personas):
     client = personas.client(personas.reviewer, HTTP_ACCEPT_LANGUAGE="en")
     url = reverse("review:review_detail", args=[judged_run.pk])
+    opened = reverse("review:opened", args=[judged_run.pk])
+    # The GET writes nothing: the page posts the opening of the judgment it shows (htmx on load).
+    page = client.get(url).content.decode()
+    assert 'id="review-opened"' in page and 'hx-trigger="load"' in page and not ReviewOpening.objects.exists()
+    fragment = client.post(opened, {"position": 0}, HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="review-coverage"' in fragment and "<html" not in fragment
     page = client.get(url).content.decode()
     assert 'id="review-coverage"' in page and 'data-complete="0"' in page and "1 of 2 defendants" in page
     assert ReviewOpening.objects.filter(reviewer=personas.reviewer).count() == 1
-    client.get(url + "?d=1")
-    personas.client(judged_run.requested_by).get(url)  # the submitter (a 403 anyway) opens nothing
+    assert client.post(opened, {"position": 1}).status_code == 302
+    personas.client(judged_run.requested_by).post(opened, {"position": 0})  # the submitter (a 403) opens nothing
     assert ReviewOpening.objects.count() == 2
     for position in (0, 1):
         client.post(reverse("review:accept_rest", args=[judged_run.pk]), {"position": position, "version": 1})

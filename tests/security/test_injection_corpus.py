@@ -10,8 +10,8 @@ import pytest
 
 from tests.agents.test_llm_strategy import PARAMS, ScriptedClient, good_replies
 from tests.agents.test_prompts import FACTS, STAGE_DATA, block
-from worker.agents.fixtures import tiny_legal_graph
-from worker.agents.memory_retriever import InMemoryRetriever
+from worker.agents.testing.fixtures import tiny_legal_graph
+from worker.agents.testing.memory_retriever import InMemoryRetriever
 from worker.agents.pipeline import adjudicate
 from worker.agents.prompts import LANGS, STAGES, build_prompt
 from worker.agents.strategies.llm import LLMStrategy

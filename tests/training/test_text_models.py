@@ -202,7 +202,7 @@ def test_a_3000_case_charge_model_beats_the_floor(tmp_path):
     cases_path = SHARED / "cases.jsonl"
     if not cases_path.exists():
         pytest.skip(f"no corpus at {cases_path}")
-    from apps.corpus.search.tokenize import Tokenizer
+    from lexlib.search.tokenize import Tokenizer
 
     seed, holdout = 13, 0.1
     cases = statistical.load_cases(cases_path)

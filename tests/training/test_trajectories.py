@@ -6,11 +6,11 @@ import json
 from tests.agents.test_agentic import ScriptedClient, act
 from training.trajectories import main, trajectory_examples
 from worker.agents.agentic import AgenticParams, LLMPlanner, adjudicate_agentic
-from worker.agents.fixtures import tiny_legal_graph
-from worker.agents.memory_retriever import InMemoryRetriever
+from worker.agents.testing.fixtures import tiny_legal_graph
+from worker.agents.testing.memory_retriever import InMemoryRetriever
 from worker.agents.prompts.planner import planner_messages
 from worker.agents.strategies.statistical import StatisticalStrategy
-from worker.agents.trajectories import trajectory_example
+from worker.agents.tools.trajectories import trajectory_example
 from worker.agents.types import CaseInput
 
 FACTS = "被告人张某于2018年3月翻墙进入被害人李某家中，秘密窃取现金人民币五千元，以非法占有为目的。"

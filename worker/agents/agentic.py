@@ -462,10 +462,9 @@ class AgenticResearcher:
 def planner_for(strategy, *, lang: str = "zh") -> Planner:
     """The planner that matches a strategy: the LLM planner on the strategy's own client (one budget per
     case), else the statistical planner with the strategy's lexical item check."""
-    client = getattr(strategy, "client", None)
-    if getattr(strategy, "name", "") == "llm" and client is not None:
-        return LLMPlanner(client, lang=getattr(strategy, "lang", lang), records=getattr(strategy, "records", None))
-    return StatisticalPlanner(strategy if hasattr(strategy, "verify_items") and strategy.name == "statistical" else None)
+    if strategy.name == "llm" and strategy.client is not None:
+        return LLMPlanner(strategy.client, lang=strategy.lang, records=strategy.records)
+    return StatisticalPlanner(strategy if strategy.name == "statistical" else None)
 
 
 def adjudicate_agentic(case: CaseInput, defendant: str, *, strategy, graph: GraphStore, retriever: Retriever,

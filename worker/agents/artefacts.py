@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from worker.agents.textmodel import ModelIntegrityError, _array_digest, _write_atomic, canonical_json, jsonable
+from worker.agents.jsonhash import canonical_json
+from worker.agents.textmodel import ModelIntegrityError, _array_digest, _write_atomic, jsonable
 
 
 def weights_sha256(record: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> str:

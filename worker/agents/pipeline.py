@@ -13,11 +13,12 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
-from typing import Protocol
 
 from worker.agents import reasons, retrieval, sentencing
-from worker.agents.graph_types import ArticleNode, CaseNode, ChecklistEntry, CommunityNode, Term
+from worker.agents.graph_types import ArticleNode, CaseNode, CommunityNode, Term
+from worker.agents.names import ABLATIONS
 from worker.agents.ports import GraphStore, Retriever
+from worker.agents.strategies.base import Strategy
 from worker.agents.types import (
     ArticleAudit,
     Audit,
@@ -25,7 +26,6 @@ from worker.agents.types import (
     CaseInput,
     Evidence,
     Hit,
-    ItemVerdict,
     Judgment,
     Pruned,
     Research,
@@ -36,8 +36,7 @@ from worker.agents.types import (
 Progress = Callable[[str, dict], None]
 
 PIPELINE_VERSION = "lextrace-pipeline/2"  # 2: terms capped at the statutory maximum
-ABLATIONS = ("full", "no_graph", "no_researcher", "no_sem", "no_com", "no_chg", "no_art", "no_auditor", "naive_rag",
-             "classifier_only")
+__all__ = ["ABLATIONS", "Params", "Strategy", "StageFailure", "adjudicate", "adjudicate_case"]
 
 
 @dataclass(frozen=True)
@@ -78,26 +77,6 @@ class Params:
         elif name == "classifier_only":
             settings = {"classifier_only": True, "use_researcher": False, "use_auditor": False}
         return cls(**{**settings, **overrides})
-
-
-class Strategy(Protocol):
-    """What differs between the statistical and the LLM strategy."""
-
-    name: str
-
-    def versions(self) -> dict[str, str]: ...
-    def focus(self, case: CaseInput, defendant: str) -> str: ...
-    def features(self, focus: str) -> tuple[dict[str, list[str]], str]: ...
-    def prejudge(self, focus: str, k: int) -> list[tuple[str, float]]: ...
-    def verify_items(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> list[ItemVerdict]: ...
-    def decide_articles(self, focus: str, articles: list[ArticleAudit], research: Research, graph: GraphStore,
-                        on_decided: Callable[[ArticleAudit], None]) -> None:
-        """Set passed, score, reason and why of every article (their items are verified); call
-        ``on_decided`` after each."""
-    def adjudicate(self, focus: str, audit: Audit, research: Research, evidence: list[Evidence],
-                   graph: GraphStore) -> Judgment: ...
-    def usage(self) -> dict[str, tuple[int, int, int]]: ...  # stage -> (calls, prompt tokens, completion tokens)
-    def classify(self, focus: str) -> Judgment: ...  # the classifier_only baseline (statistical strategy)
 
 
 class StageFailure(Exception):
@@ -502,11 +481,10 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
             bundle.judgment = clock.stage("classifier", strategy, strategy.classify, focus)
             return bundle
         prejudged = clock.stage("prejudge", strategy, strategy.prejudge, focus,
-                                max(params.max_charges, getattr(strategy, "prejudge_k", 0)))
+                                max(params.max_charges, strategy.prejudge_k))
         bundle.research = clock.stage("researcher", strategy, researcher or research, case, focus, features, query_text, prejudged,
                                       graph=graph, retriever=retriever, params=params,
-                                      intents=getattr(strategy, "intent_classifier", None),
-                                      expand=getattr(strategy, "expand_keywords", None),
+                                      intents=strategy.intent_classifier, expand=strategy.expand_keywords,
                                       **_research_choices(strategy, researcher))
         if not bundle.research.candidate_articles:
             bundle.judgment = Judgment(status=Status.NO_EVIDENCE, message="retrieval found no candidate article")
@@ -525,7 +503,7 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
         bundle.judgment = Judgment(status=failure.status, message=failure.message)
     finally:
         # Prompts and raw replies, so the run can be replayed and audited.
-        bundle.llm_records = list(getattr(strategy, "records", []))
+        bundle.llm_records = list(strategy.records)
     return bundle
 
 
@@ -533,8 +511,7 @@ def _research_choices(strategy: Strategy, researcher) -> dict:
     """The LLM strategy's community pick and case selection, for the fixed Researcher only."""
     if researcher is not None:
         return {}
-    return {"pick_community": getattr(strategy, "pick_community", None),
-            "select_cases": getattr(strategy, "select_cases", None)}
+    return {"pick_community": strategy.pick_community, "select_cases": strategy.select_cases}
 
 
 def adjudicate_case(case: CaseInput, **kwargs) -> list[Bundle]:

@@ -1,7 +1,7 @@
 """Ports: what the reasoning core needs from the outside world.
 
 The agents depend on these protocols only. apps/graph implements GraphStore
-over Apache AGE; worker/agents/memory_store.py implements it in memory for
+over Apache AGE; worker/agents/testing/memory_store.py implements it in memory for
 pure tests.
 """
 

@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from worker.agents.jsonhash import canonical_json
+
 FORMAT = "lextrace.linear_text_model"
 FORMAT_VERSION = 1
 KINDS = ("multilabel", "regression")
@@ -85,10 +87,6 @@ def sigmoid(z: np.ndarray) -> np.ndarray:
     ez = np.exp(z[~pos])
     out[~pos] = ez / (1.0 + ez)
     return out
-
-
-def canonical_json(obj: Any) -> bytes:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
 def jsonable(obj: Any) -> Any:

@@ -1,7 +1,8 @@
 """Typed inputs and outputs of every stage of the reasoning pipeline.
 
 Everything is a plain dataclass that serialises to JSON (``to_dict``) so a run
-can be stored as an evidence bundle, replayed and diffed stage by stage.
+can be stored as an evidence bundle, replayed and diffed stage by stage; ``Bundle.from_dict`` reads
+a stored bundle back (every schema version so far), so nothing outside this module indexes the dict.
 """
 
 from __future__ import annotations
@@ -12,6 +13,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from worker.agents.graph_types import Term
+
+
+# 1: the bundles stored before the version was written (no "schema" key); 2: the same layout with it.
+BUNDLE_SCHEMA = 2
+
+
+class BundleSchemaError(ValueError):
+    """A stored bundle of a schema this code does not know (written by a newer version)."""
 
 
 class Status(StrEnum):
@@ -195,9 +204,95 @@ class Bundle:
     judgment: Judgment | None = None
     costs: list[StageCost] = field(default_factory=list)
     llm_records: list[dict] = field(default_factory=list)
+    schema: int = BUNDLE_SCHEMA
 
     def to_dict(self) -> dict:
         return _jsonable(dataclasses.asdict(self))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Bundle:
+        """The bundle ``to_dict`` wrote (any schema up to BUNDLE_SCHEMA; a missing key takes its default)."""
+        schema = int(data.get("schema") or 1)
+        if schema > BUNDLE_SCHEMA:
+            raise BundleSchemaError(f"bundle schema {schema} is newer than this code's {BUNDLE_SCHEMA}")
+        return cls(case=case_from(data.get("case") or {}), defendant=data.get("defendant", ""),
+                   strategy=data.get("strategy", ""), params=dict(data.get("params") or {}),
+                   versions=dict(data.get("versions") or {}),
+                   research=research_from(data["research"]) if data.get("research") else None,
+                   audit=audit_from(data["audit"]) if data.get("audit") else None,
+                   judgment=judgment_from(data["judgment"]) if data.get("judgment") else None,
+                   costs=[StageCost(**c) for c in data.get("costs") or []],
+                   llm_records=list(data.get("llm_records") or []), schema=BUNDLE_SCHEMA)
+
+
+# --- readers of the stored form (the inverse of to_dict, one per type) ----------------------------
+
+
+def case_from(data: dict) -> CaseInput:
+    day = data.get("offence_date")
+    return CaseInput(facts=data.get("facts", ""), defendants=tuple(data.get("defendants") or ()),
+                     offence_date=dt.date.fromisoformat(day) if day else None, ref=data.get("ref", ""),
+                     merged=tuple(data.get("merged") or ()))
+
+
+def _step_from(data: dict) -> PlanStep:
+    known = {f.name for f in dataclasses.fields(PlanStep)}
+    return PlanStep(**{k: v for k, v in data.items() if k in known})
+
+
+def research_from(data: dict) -> Research:
+    return Research(
+        focus=data.get("focus", ""), features={k: list(v) for k, v in (data.get("features") or {}).items()},
+        query_text=data.get("query_text", ""),
+        hits=[Hit(path=h["path"], kind=h["kind"], pk=h["pk"], score=h["score"], label=h.get("label", ""))
+              for h in data.get("hits") or []],
+        prejudged=[(c, p) for c, p in data.get("prejudged") or []],
+        community=data.get("community"),
+        candidate_articles=[int(pk) for pk in data.get("candidate_articles") or []],
+        candidate_cases=[int(pk) for pk in data.get("candidate_cases") or []],
+        article_sources={int(k): list(v) for k, v in (data.get("article_sources") or {}).items()},
+        fact_shares={c: {int(k): v for k, v in shares.items()} for c, shares in (data.get("fact_shares") or {}).items()},
+        steps=[_step_from(st) for st in data.get("steps") or []],
+        sentencing=dict(data.get("sentencing") or {}),
+    )
+
+
+def item_from(data: dict) -> ItemVerdict:
+    span = data.get("span")
+    return ItemVerdict(item_pk=int(data["item_pk"]), order=data.get("order", 0), question=data.get("question", ""),
+                       satisfied=bool(data.get("satisfied")), score=data.get("score", 0.0),
+                       reasoning=data.get("reasoning", ""), span=tuple(span) if span else None,
+                       span_text=data.get("span_text", ""), why=dict(data.get("why") or {}))
+
+
+def article_from(a: dict) -> ArticleAudit:
+    return ArticleAudit(
+        article_pk=int(a["article_pk"]), key=str(a["key"]), label=a.get("label", ""), charges=list(a.get("charges") or []),
+        version_pk=a.get("version_pk"), text=a.get("text", ""), in_force=bool(a.get("in_force")),
+        items=[item_from(i) for i in a.get("items") or []],
+        interpretations=[int(pk) for pk in a.get("interpretations") or []],
+        interpretation_texts=list(a.get("interpretation_texts") or []),
+        prior=a.get("prior", 0.0), score=a.get("score", 0.0), passed=bool(a.get("passed")), reason=a.get("reason", ""),
+        why=dict(a.get("why") or {}), signals=dict(a.get("signals") or {}),
+        contributions=dict(a.get("contributions") or {}))
+
+
+def audit_from(data: dict) -> Audit:
+    return Audit(articles=[article_from(a) for a in data.get("articles") or []],
+                 pruned=[Pruned(p["kind"], p["pk"], p.get("reason", ""), dict(p.get("why") or {}))
+                         for p in data.get("pruned") or []],
+                 verified_cases=[int(pk) for pk in data.get("verified_cases") or []])
+
+
+def judgment_from(data: dict) -> Judgment:
+    term = data.get("term")
+    return Judgment(status=Status(data["status"]), charges=list(data.get("charges") or []),
+                    article_keys=[str(k) for k in data.get("article_keys") or []],
+                    article_pks=[int(pk) for pk in data.get("article_pks") or []],
+                    term=Term(**term) if term else None, reasoning=data.get("reasoning", ""),
+                    citations=[int(n) for n in data.get("citations") or []],
+                    evidence=[Evidence(**e) for e in data.get("evidence") or []],
+                    message=data.get("message", ""), scores=dict(data.get("scores") or {}))
 
 
 def _jsonable(value):

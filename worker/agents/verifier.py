@@ -49,7 +49,8 @@ from typing import Any
 import numpy as np
 
 from worker.agents.features import extract_features
-from worker.agents.textmodel import ModelIntegrityError, _array_digest, _write_atomic, canonical_json, jsonable, sigmoid
+from worker.agents.jsonhash import canonical_json
+from worker.agents.textmodel import ModelIntegrityError, _array_digest, _write_atomic, jsonable, sigmoid
 
 FORMAT = "lextrace.checklist_verifier"
 FORMAT_VERSION = 1

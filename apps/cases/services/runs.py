@@ -35,7 +35,7 @@ from django.utils.translation import gettext_lazy, gettext_noop
 
 from apps.audit.services import audit_append
 from apps.cases.models import Case, DefendantResult, JudgmentRun, RunAttempt, RunEvent
-from worker.agents.pipeline import ABLATIONS
+from worker.agents.names import ABLATIONS
 from worker.agents.types import CaseInput
 
 logger = logging.getLogger(__name__)
@@ -338,14 +338,14 @@ def _merged_versions(bundles) -> dict:
 
 
 def _execute(attempt: RunAttempt) -> None:
-    from apps.graph.services.reasoning import judgment_compute, strategy_build
+    from apps.judging.services import judgment_compute
 
     run = attempt.run
     case = CaseInput(facts=run.facts, defendants=tuple(run.defendants), offence_date=run.offence_date,
                      ref=f"run:{run.pk}")
     try:
-        bundles = judgment_compute(case=case, ablation=run.ablation, strategy=strategy_build(run.strategy),
-                                   progress=_Progress(attempt), mode=run.mode)
+        bundles = judgment_compute(case=case, strategy=run.strategy, mode=run.mode, ablation=run.ablation,
+                                   progress=_Progress(attempt))
         missing = [b.defendant for b in bundles if b.judgment is None]
         if len(bundles) != len(run.defendants) or missing:
             raise RuntimeError(f"the pipeline returned {len(bundles)} bundles for {len(run.defendants)} defendants"

@@ -8,31 +8,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from django.db.models import F
-
-from apps.cases.models import DefendantResult, JudgmentRun
+from apps.cases.models import JudgmentRun
 
 
 def approved_agentic_bundles() -> Iterator[dict]:
     """Bundle.to_dict() of every defendant of every approved agentic run, oldest run first."""
-    from apps.review.models import Decision, Review
+    from apps.review.selectors import approved_results_query
 
-    results = (DefendantResult.objects
-               .filter(run__mode=JudgmentRun.Mode.AGENTIC, run__review__status=Review.Status.APPROVED,
-                       run__review__decisions__kind=Decision.Kind.APPROVE, run__review__decisions__valid=True,
-                       run__review__decisions__version=F("run__review__version"))
-               .distinct().order_by("run_id", "position"))
+    results = approved_results_query().filter(run__mode=JudgmentRun.Mode.AGENTIC)
     for result in results.iterator():
         yield result.bundle
 
 
 def trajectories_export(*, out, lang: str = "zh", raw_bundles: bool = False) -> dict:
     """Write the planner trajectories of the approved agentic runs to ``out`` as chat JSONL with the
-    evidence masked (worker/agents/trajectories.py), or with ``raw_bundles`` the bundles themselves
+    evidence masked (worker/agents/tools/trajectories.py), or with ``raw_bundles`` the bundles themselves
     (for training/trajectories.py, which also drops cases that overlap an evaluation set)."""
     import json
 
-    from worker.agents.trajectories import trajectory_example
+    from worker.agents.tools.trajectories import trajectory_example
 
     bundles = written = 0
     with open(out, "w", encoding="utf-8") as handle:

@@ -26,8 +26,8 @@ from apps.accounts.selectors import team_list_for
 from apps.audit.services import audit_append
 from apps.cases.models import CaseUpload
 from apps.cases.services.cases import MAX_FACTS_CHARS
-from apps.corpus.parsing.documents import extract_text
-from apps.corpus.parsing.errors import DocumentError
+from lexlib.parsing.documents import extract_text
+from lexlib.parsing.errors import DocumentError
 
 ALLOWED_SUFFIXES = (".txt", ".docx", ".pdf")
 logger = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 def backfill_norm_sha256(apps, schema_editor):
     """Give the precedents imported before duplicate detection their exact-duplicate key."""
-    from apps.corpus.parsing.dedup import norm_sha256
+    from lexlib.parsing.dedup import norm_sha256
 
     Precedent = apps.get_model("corpus", "Precedent")
     batch = []

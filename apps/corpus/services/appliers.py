@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import hashlib
 from collections.abc import Callable, Sequence
 
 from apps.corpus.models import (
@@ -24,15 +23,12 @@ from apps.corpus.models import (
     Precedent,
     PrecedentOutcome,
 )
-from apps.corpus.parsing.errors import ImportValidationError, LineError
+from lexlib.parsing.errors import ImportValidationError, LineError
+from worker.agents.jsonhash import sha256_text
 from worker.agents.numerals import article_key, article_label, find_article_refs
 
 Progress = Callable[[int, int], None] | None
 Numbered = Sequence[tuple[int, object]]
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def text_diff(old: str, new: str) -> str:
@@ -240,7 +236,7 @@ def _duplicate_ref(action) -> dict:
 
 def apply_case_plan(plan, *, batch: ImportBatch, progress: Progress = None) -> dict:
     """Carry out a cases_plan: add the new precedents, record the merged ones on what they duplicate."""
-    from apps.corpus.parsing.dedup import norm_sha256
+    from lexlib.parsing.dedup import norm_sha256
 
     law = _Laws().get(CRIMINAL_LAW)
     articles = {a.number: a for a in Article.objects.filter(law=law, sub=0)}

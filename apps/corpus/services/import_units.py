@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from apps.corpus.parsing.errors import ImportValidationError
-from apps.corpus.parsing.formats import DOCUMENT_SUFFIXES, JSON_SUFFIXES, detect_format, read_json_records
+from lexlib.parsing.errors import ImportValidationError
+from lexlib.parsing.formats import DOCUMENT_SUFFIXES, JSON_SUFFIXES, detect_format, read_json_records
 from apps.corpus.services.importing import DIRECTORY_ORDER, directory_files
 
 

@@ -7,7 +7,7 @@ duplicate, refused) and applied in one transaction; any error rolls
 everything back and the ImportBatch keeps the per-line report. `corpus_check`
 is the same up to the plan and writes nothing: the dry run.
 
-Formats (apps/corpus/parsing): our own JSONL/JSON (`lextrace`), CAIL2018 JSON
+Formats (lexlib/parsing): our own JSONL/JSON (`lextrace`), CAIL2018 JSON
 lines, LeCaRD/LeCaRDv2 records, court judgments and statute texts (TXT, DOCX,
 PDF). A file (or, for judgments and LeCaRD candidate files, a folder: one
 record per file) is one ImportBatch.
@@ -30,8 +30,8 @@ from django.utils import timezone
 from apps.audit.services import audit_append
 from apps.core.dbstats import tables_analyze
 from apps.corpus.models import Article, ArticleVersion, Charge, ChecklistItem, ImportBatch, Interpretation, Precedent, PrecedentOutcome
-from apps.corpus.parsing.errors import WHOLE_DOCUMENT, ImportValidationError, LineError
-from apps.corpus.parsing.formats import DOCUMENT_SUFFIXES, FORMATS, REPORT_ALL, Converted
+from lexlib.parsing.errors import WHOLE_DOCUMENT, ImportValidationError, LineError
+from lexlib.parsing.formats import DOCUMENT_SUFFIXES, FORMATS, REPORT_ALL, Converted
 from apps.corpus.services import appliers
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ class Parsed:
 
 def _load_json_document(data: bytes) -> dict:
     """A whole-file JSON object (charge tables), with the same strictness as JSONL."""
-    from apps.corpus.parsing.jsonl import read_jsonl
+    from lexlib.parsing.jsonl import read_jsonl
 
     # One logical line: reuse the JSONL reader's checks (UTF-8, duplicates, NaN…).
     rows = read_jsonl(b" ".join(data.splitlines()))
@@ -132,7 +132,7 @@ def parse_upload(data: bytes, filename: str, *, law_title: str = "", options: Im
 def parse_files(files: Files, *, options: ImportOptions, progress: Progress = None) -> Parsed:
     """Read, convert and validate; whole-file problems raise ImportValidationError, record-level
     ones are returned as refusals (the plan and the admin decide what happens to them)."""
-    from apps.corpus.parsing.formats import detect_format
+    from lexlib.parsing.formats import detect_format
 
     if not files:
         raise ImportValidationError([LineError(WHOLE_DOCUMENT, "nothing to import: no file")])
@@ -160,8 +160,8 @@ def parse_files(files: Files, *, options: ImportOptions, progress: Progress = No
 
 
 def _parse_lextrace(filename: str, data: bytes) -> Parsed:
-    from apps.corpus.parsing.jsonl import read_jsonl_partial
-    from apps.corpus.parsing.records import detect_kind, validate_records_partial
+    from lexlib.parsing.jsonl import read_jsonl_partial
+    from lexlib.parsing.records import detect_kind, validate_records_partial
 
     suffix = Path(filename).suffix.lower()
     if suffix == ".json":
@@ -193,9 +193,9 @@ def _parse_lextrace(filename: str, data: bytes) -> Parsed:
 def _parse_statute_text(filename: str, data: bytes, *, options: ImportOptions) -> Parsed:
     import re
 
-    from apps.corpus.parsing.documents import extract_text
-    from apps.corpus.parsing.records import validate_records_partial
-    from apps.corpus.parsing.statute_text import find_effective_date, statute_rows
+    from lexlib.parsing.documents import extract_text
+    from lexlib.parsing.records import validate_records_partial
+    from lexlib.parsing.statute_text import find_effective_date, statute_rows
 
     if not options.law_title.strip():
         raise ImportValidationError([LineError(0, "a plain-text statute needs the law's title")])
@@ -222,12 +222,12 @@ def _parse_statute_text(filename: str, data: bytes, *, options: ImportOptions) -
 
 def _convert(fmt: str, files: Files, options: ImportOptions, progress: Progress = None) -> Converted:
     if fmt == "cail2018":
-        from apps.corpus.parsing.cail import cail_convert
+        from lexlib.parsing.cail import cail_convert
 
         return _concatenated([cail_convert(data, filename=name, source=options.source.strip() or "cail2018")
                               for name, data in files], [name for name, _ in files])
     if fmt == "lecard":
-        from apps.corpus.parsing.lecard import lecard_convert
+        from lexlib.parsing.lecard import lecard_convert
 
         known = list(Charge.objects.values_list("name", flat=True))
         parts, offset = [], 0
@@ -237,9 +237,9 @@ def _convert(fmt: str, files: Files, options: ImportOptions, progress: Progress 
             parts.append(part)
         return _concatenated(parts, None)
     if fmt == "judgment":
-        from apps.corpus.parsing.documents import extract_text
-        from apps.corpus.parsing.errors import DocumentError
-        from apps.corpus.parsing.judgment import judgment_convert
+        from lexlib.parsing.documents import extract_text
+        from lexlib.parsing.errors import DocumentError
+        from lexlib.parsing.judgment import judgment_convert
 
         documents, unreadable = [], {}
         for position, (name, data) in enumerate(files, 1):
@@ -275,7 +275,7 @@ def _concatenated(parts: list[Converted], names: list[str] | None) -> Converted:
 
 
 def _validated(fmt: str, converted: Converted) -> Parsed:
-    from apps.corpus.parsing.records import validate_records_partial
+    from lexlib.parsing.records import validate_records_partial
 
     records, invalid = validate_records_partial(converted.kind, converted.rows, error_limit=REPORT_ALL)
     if not records and not converted.errors and not invalid:

@@ -23,9 +23,10 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from apps.corpus.models import ArticleVersion, Charge, DenseVector, Precedent, SearchIndex
-from apps.corpus.search.bm25 import BM25Index
-from apps.corpus.search.tokenize import Tokenizer
+from apps.corpus.models import ArticleVersion, DenseVector, Precedent, SearchIndex
+from lexlib.search.bm25 import BM25Index
+from apps.corpus.search_service import legal_tokenizer
+from lexlib.search.tokenize import Tokenizer
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str], None] | None
@@ -35,13 +36,6 @@ DEFAULT_DENSE_BACKEND = "lsa"
 
 def index_root() -> Path:
     return Path(settings.MEDIA_ROOT) / "indexes"
-
-
-def legal_tokenizer() -> Tokenizer:
-    """The jieba tokenizer with our legal dictionary plus every charge name in the corpus."""
-    tokenizer = Tokenizer()
-    tokenizer.add_words(Charge.objects.values_list("name", flat=True))
-    return tokenizer
 
 
 def article_documents() -> tuple[list[int], list[str]]:
@@ -272,7 +266,7 @@ def _search_indexes_build(dense_backend: str, progress: Progress) -> list[Search
     documents = {t: (texts[t][0], tokenizer.tokens_many(texts[t][1])) for t in targets}
     built = [bm25_index_build(target=t, tokenizer=tokenizer, documents=documents[t], texts=texts[t][1], progress=progress)
              for t in targets]
-    from apps.corpus.search.embeddings import LSABackend, get_backend
+    from lexlib.search.embeddings import LSABackend, get_backend
 
     artefact_dir = ""
     lsa = dense_backend == "lsa"

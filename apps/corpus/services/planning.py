@@ -19,8 +19,8 @@ from typing import Any
 from django.db import connection
 
 from apps.corpus.models import CRIMINAL_LAW, ArticleVersion, Precedent, PrecedentOutcome
-from apps.corpus.parsing.dedup import near_duplicates, norm_sha256, norm_text
-from apps.corpus.parsing.errors import LineError
+from lexlib.parsing.dedup import near_duplicates, norm_sha256, norm_text
+from lexlib.parsing.errors import LineError
 
 _IMPORT_LOCK = "lextrace:corpus-import"
 
@@ -69,7 +69,7 @@ def cases_plan(records: list[tuple[int, Any]]) -> CasePlan:
     plan = CasePlan()
     stored_by_id = {ext_id: (pk, sha, norm) for pk, ext_id, sha, norm in Precedent.objects.filter(
         ext_id__in=[r.id for _, r in records]).values_list("pk", "ext_id", "fact_sha256", "fact_norm_sha256")}
-    from apps.corpus.services.appliers import sha256_text
+    from worker.agents.jsonhash import sha256_text
 
     pending: list[CaseAction] = []
     for line, rec in records:
@@ -191,7 +191,8 @@ def statutes_plan(records: list[tuple[int, Any]], *, amendment: bool = False) ->
     in force, which closes the day before. Anything else is refused with a diff: a version is
     never overwritten.
     """
-    from apps.corpus.services.appliers import sha256_text, text_diff
+    from apps.corpus.services.appliers import text_diff
+    from worker.agents.jsonhash import sha256_text
 
     wanted = {(r.law or CRIMINAL_LAW, r.number, r.sub) for _, r in records}
     versions: dict[tuple[str, int, int], list[_Version]] = defaultdict(list)

@@ -15,8 +15,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.audit.services import audit_append
+from apps.core.jobs import job_claim
 from apps.corpus.models import ImportBatch
-from apps.corpus.parsing.errors import ImportValidationError, LineError
+from lexlib.parsing.errors import ImportValidationError, LineError
 from apps.corpus.services.importing import ImportOptions, _finish, corpus_check, corpus_import, import_batch_create
 
 
@@ -61,9 +62,7 @@ def corpus_upload(*, data: bytes, filename: str, user, amendment: bool = False, 
 
 def _claim(batch_id: int, *, confirmed: bool) -> ImportBatch | None:
     """Take a queued batch of the given phase; None when another delivery got it first."""
-    claimed = (ImportBatch.objects.filter(pk=batch_id, status=ImportBatch.Status.QUEUED, confirmed_at__isnull=not confirmed)
-               .update(status=ImportBatch.Status.RUNNING))
-    return ImportBatch.objects.get(pk=batch_id) if claimed == 1 else None
+    return job_claim(model=ImportBatch, pk=batch_id, where={"confirmed_at__isnull": not confirmed})
 
 
 def _upload_files(batch: ImportBatch) -> list[tuple[str, bytes]]:

@@ -27,10 +27,11 @@ from django.conf import settings
 from django.db import close_old_connections, connections, transaction
 from django.utils import timezone
 
+from apps.core.jobs import job_finish, job_lock
 from apps.evaluation import metrics
 from apps.evaluation.models import EvaluationCase, EvaluationRun
 from worker.agents.agentic import agentic_summary
-from worker.agents.pipeline import ABLATIONS
+from worker.agents.names import ABLATIONS
 from worker.agents.types import CaseInput
 
 log = logging.getLogger(__name__)
@@ -71,7 +72,7 @@ def dataset_read(data: bytes, *, name: str = "") -> list[dict]:
 
 def evaluation_create(*, path: str | Path, label: str = "", strategy: str = "statistical", ablation: str = "full",
                       limit: int | None = None, user=None, exclude_self: bool = False, mode: str = "fixed") -> EvaluationRun:
-    from apps.graph.services.reasoning import MODES, STRATEGIES
+    from worker.agents.names import MODES, STRATEGIES
 
     if strategy not in STRATEGIES:
         raise DatasetError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
@@ -101,7 +102,7 @@ def _records_of(run: EvaluationRun) -> list[dict]:
 
 def record_predict(record: dict, *, strategy: str, ablation: str, exclude_self: bool = False, mode: str = "fixed") -> dict:
     """Run the pipeline on one labelled record; returns the prediction, bundles and time."""
-    from apps.graph.services.reasoning import judgment_compute, strategy_build
+    from apps.judging.services import judgment_compute
 
     defendants = tuple(d for d in record.get("defendants") or () if d)
     started = time.perf_counter()
@@ -109,8 +110,7 @@ def record_predict(record: dict, *, strategy: str, ablation: str, exclude_self: 
         merged = tuple(d if isinstance(d, str) else d.get("id", "") for d in record.get("duplicates") or ())
         bundles = judgment_compute(case=CaseInput(facts=record["fact"], defendants=defendants, ref=record["id"],
                                                   merged=tuple(m for m in merged if m)),
-                                   ablation=ablation, strategy=strategy_build(strategy), exclude_self=exclude_self,
-                                   mode=mode)
+                                   strategy=strategy, mode=mode, ablation=ablation, exclude_self=exclude_self)
         dicts = [b.to_dict() for b in bundles]
         error = ""
     except Exception as exc:  # an explicit failure of the record, never a default verdict
@@ -233,9 +233,8 @@ def evaluation_execute(run: EvaluationRun, *, workers: int = 1, progress: Progre
     except BaseException as exc:
         # Interrupted (Ctrl-C, a crash): the stored predictions stay; `evaluate --resume` continues.
         _add_time(run, time.perf_counter() - started)
-        EvaluationRun.objects.filter(pk=run.pk).update(status=EvaluationRun.Status.FAILED,
-                                                       message=f"interrupted after {len(done)} of {len(records)}: "
-                                                               f"{type(exc).__name__}: {exc}"[:2000])
+        job_finish(model=EvaluationRun, pk=run.pk, status=EvaluationRun.Status.FAILED,
+                   message=f"interrupted after {len(done)} of {len(records)}: {type(exc).__name__}: {exc}"[:2000])
         raise
     _add_time(run, time.perf_counter() - started)
     run.refresh_from_db()
@@ -389,16 +388,20 @@ def evaluation_upload(*, data: bytes, filename: str, strategy: str, ablation: st
 
 def evaluation_run_chunk(run_id: int) -> bool:
     """The worker's step: continue the run for a while; True when more remains."""
-    run = EvaluationRun.objects.filter(pk=run_id).first()
-    if run is None or run.status == EvaluationRun.Status.DONE:
-        return False
-    limit = max(60, settings.CELERY_TASK_SOFT_TIME_LIMIT - 120)
-    try:
-        run = evaluation_execute(run, max_seconds=limit)
-    except DatasetError as exc:
-        EvaluationRun.objects.filter(pk=run_id).update(status=EvaluationRun.Status.FAILED, message=str(exc))
-        return False
-    if run.status == EvaluationRun.Status.DONE:
-        metrics_write(run)
-        return False
-    return True
+    with job_lock("evaluation", run_id) as mine:
+        if not mine:  # another delivery is predicting this run; it continues it
+            return False
+        run = EvaluationRun.objects.filter(pk=run_id).first()
+        if run is None or run.status == EvaluationRun.Status.DONE:
+            return False
+        limit = max(60, settings.CELERY_TASK_SOFT_TIME_LIMIT - 120)
+        try:
+            run = evaluation_execute(run, max_seconds=limit)
+        except DatasetError as exc:
+            job_finish(model=EvaluationRun, pk=run_id, status=EvaluationRun.Status.FAILED, message=str(exc),
+                       from_status=(EvaluationRun.Status.QUEUED, EvaluationRun.Status.RUNNING))
+            return False
+        if run.status == EvaluationRun.Status.DONE:
+            metrics_write(run)
+            return False
+        return True

@@ -23,9 +23,9 @@ from django.utils import timezone
 from apps.core.dbstats import tables_analyze
 from apps.corpus.models import Precedent, PrecedentOutcome, SearchIndex
 from apps.corpus.services.importing import CORPUS_MODELS
-from apps.corpus.search.embeddings import LSABackend
-from apps.corpus.search.tokenize import Tokenizer
-from apps.graph import clustering
+from lexlib.search.embeddings import LSABackend
+from lexlib.search.tokenize import Tokenizer
+from lexlib import clustering
 from apps.graph.models import CaseFeatures, Community, CommunityMembership, Feature, GraphBuild, Similarity
 from apps.graph.services.projection import graph_project_all, graph_sync
 from worker.agents.features import LexiconFeatureExtractor

@@ -19,20 +19,16 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from django.db.models import F
-
 from apps.cases.models import DefendantResult
-from apps.review.models import Decision, Review, WhatIf
-from training.sft_export import boilerplate, contamination_index, is_contaminated
+from apps.review.models import WhatIf
+from apps.review.selectors import approved_results_query
+from lexlib.contamination import boilerplate, contamination_index, is_contaminated
 from worker.agents.prompts import PROMPT_VERSION, build_prompt
 
 
 def approved_results() -> Iterator[tuple[DefendantResult, dict]]:
     """(result, approved bundle) of every defendant of every run whose current approval is valid."""
-    results = (DefendantResult.objects
-               .filter(run__review__status=Review.Status.APPROVED, run__review__decisions__kind=Decision.Kind.APPROVE,
-                       run__review__decisions__valid=True, run__review__decisions__version=F("run__review__version"))
-               .select_related("run", "run__review").distinct().order_by("run_id", "position"))
+    results = approved_results_query().select_related("run", "run__review")
     for result in results.iterator():
         review = result.run.review
         whatif = WhatIf.objects.filter(review=review, version=review.version, result=result).first()

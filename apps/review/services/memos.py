@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 
 from apps.audit.services import audit_append
 from apps.review import memo
-from apps.review.services.reviews import _require_reviewer, approval_current, approval_verify
+from apps.review.services.reviews import _require_reviewer, approval_valid
 
 FORMATS = {"docx": memo.DOCX_TYPE, "pdf": "application/pdf"}
 
@@ -26,7 +26,8 @@ def memo_export(*, review, fmt: str, user, request=None) -> tuple[bytes, str]:
     _require_reviewer(user)
     if fmt not in FORMATS:
         raise Http404
-    if approval_verify(review) is not None or (approval := approval_current(review)) is None:
+    # Read only: a changed record makes the approval not valid here; invalidating it is a POST's job.
+    if (approval := approval_valid(review)) is None:
         raise Http404(_("Only an approved run with a valid approval can be exported."))
     content = memo.memo_docx(review) if fmt == "docx" else memo.memo_pdf(review, request=request)
     if content is None:

@@ -172,7 +172,7 @@ def _check_ref(result: DefendantResult, target: str, ref: str) -> None:
 
 
 def _overrides(review: Review, result: DefendantResult):
-    from worker.agents.whatif import Override
+    from worker.agents.tools.whatif import Override
 
     items = ReviewItem.objects.filter(review=review, version=review.version, result=result,
                                       action=ReviewItem.Action.OVERRIDE).order_by("target", "ref")
@@ -181,9 +181,8 @@ def _overrides(review: Review, result: DefendantResult):
 
 def whatif_compute(*, review: Review, result: DefendantResult) -> WhatIf | None:
     """Run only the Adjudicator again with the version's overrides; no overrides → no what-if."""
-    from apps.graph.services.reasoning import strategy_build
-    from apps.graph.store import AgeGraphStore
-    from worker.agents.whatif import OverrideInvalid, readjudicate
+    from apps.judging.services import judgment_whatif
+    from worker.agents.tools.whatif import OverrideInvalid
 
     overrides = _overrides(review, result)
     if not overrides:
@@ -193,8 +192,7 @@ def whatif_compute(*, review: Review, result: DefendantResult) -> WhatIf | None:
                             .encode()).hexdigest()
     bundle, error = None, ""
     try:
-        strategy = strategy_build(review.run.strategy)
-        bundle = readjudicate(result.bundle or {}, overrides, strategy=strategy, graph=AgeGraphStore()).to_dict()
+        bundle = judgment_whatif(bundle=result.bundle or {}, overrides=overrides, strategy=review.run.strategy).to_dict()
     except OverrideInvalid as exc:
         raise ValidationError(str(exc)) from exc
     except Exception as exc:  # the model may be unavailable: the what-if says so, nothing is invented
@@ -342,6 +340,25 @@ def decision_make(*, review: Review, kind: str, reason: str, user, version: int 
 
 def approval_current(review: Review) -> Decision | None:
     return review.decisions.filter(version=review.version, kind=Decision.Kind.APPROVE, valid=True).first()
+
+
+def approval_check(review: Review) -> list[str] | None:
+    """Read only: the parts that changed since the review's valid approval, or None when there is no
+    valid approval or it still matches. Pages and API reads call this; only ``approval_verify`` (a POST,
+    ``manage.py verify_approvals``) acts on a difference, so that no GET writes."""
+    decision = approval_current(review)
+    if decision is None:
+        return None
+    current = snapshot_build(review, version=decision.version)
+    if snapshot_hash(current) == decision.snapshot_sha256:
+        return None
+    return snapshot_changes(decision.snapshot or {}, current)
+
+
+def approval_valid(review: Review) -> Decision | None:
+    """Read only: the review's approval when it is valid and still matches the record, else None."""
+    decision = approval_current(review)
+    return decision if decision is not None and approval_check(review) is None else None
 
 
 def approval_verify(review: Review) -> Decision | None:

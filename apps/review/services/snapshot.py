@@ -15,11 +15,8 @@ from __future__ import annotations
 
 import hashlib
 
-from apps.audit.canonical import canonical_json, normalize
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256((text or "").encode("utf-8")).hexdigest()
+from lexlib.canonical import canonical_json, normalize
+from worker.agents.jsonhash import sha256_text
 
 
 def snapshot_hash(snapshot: dict) -> str:

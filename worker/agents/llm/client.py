@@ -27,20 +27,31 @@ import hashlib
 import http.client
 import json
 import logging
-import os
 import random
 import re
-import tempfile
 import threading
 import time
 import urllib.parse
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
-from worker.agents.llm.schema import SchemaError, check_schema, validate
+from worker.agents.jsonhash import canonical_json
+from worker.agents.llm.breaker import CircuitBreaker
+from worker.agents.llm.budget import Budget, Usage
+from worker.agents.llm.cache import ResponseCache
+from worker.agents.llm.errors import (
+    CacheMiss,
+    JSONParseError,
+    LLMError,
+    ModelOutputInvalid,
+    ModelRequestRejected,
+    ModelUnavailable,
+)
+from worker.agents.llm.jsonparse import parse_json_strict
+from worker.agents.llm.result import LLMResult
+from worker.agents.llm.retry import RetryPolicy, retry_after_seconds
+from worker.agents.llm.schema import check_schema, validate
 
 log = logging.getLogger(__name__)
 
@@ -51,462 +62,8 @@ CACHE_ENTRY_VERSION = 1
 _REPAIR_ECHO_CHARS = 4000
 _REPAIR_MAX_ERRORS = 8
 _SCHEMA_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_HEX64_RE = re.compile(r"^[0-9a-f]{64}$")
 # Words by which a server error says it cannot honour the requested output format.
 _FORMAT_WORDS = ("response_format", "json_schema", "structured output", "guided", "grammar")
-
-
-# --------------------------------------------------------------------------- errors
-
-
-class LLMError(Exception):
-    """Base of every failure the client reports."""
-
-
-class ModelUnavailable(LLMError):
-    """The model could not be reached in time; nothing was decided."""
-
-
-class CircuitOpen(ModelUnavailable):
-    """The breaker is open: the call was refused without contacting the server."""
-
-
-class ModelRequestRejected(LLMError):
-    """The server refused the request itself (4xx). Retrying would not help."""
-
-    def __init__(self, message: str, *, status: int, body: str = ""):
-        super().__init__(message)
-        self.status = status
-        self.body = body
-
-
-class ModelOutputInvalid(LLMError):
-    """The model answered, but not with JSON that fits the schema.
-
-    ``raw_text`` is the last reply, ``raw_texts`` every reply of this call (the
-    first answer and each repair), ``errors`` what was wrong with the last one.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        raw_text: str,
-        raw_texts: Sequence[str] = (),
-        errors: Sequence[str] = (),
-        attempts: int = 0,
-        request_hash: str = "",
-    ):
-        super().__init__(message)
-        self.raw_text = raw_text
-        self.raw_texts = list(raw_texts) or [raw_text]
-        self.errors = list(errors)
-        self.attempts = attempts
-        self.request_hash = request_hash
-
-
-class BudgetExceeded(LLMError):
-    """The per-case budget of calls or tokens is spent."""
-
-
-class CacheMiss(LLMError):
-    """Replay mode: the stored bundle holds no reply for this request."""
-
-
-class JSONParseError(ValueError):
-    """A reply is not exactly one strict JSON value."""
-
-
-# --------------------------------------------------------------------------- JSON
-
-
-def canonical_json(value: Any) -> bytes:
-    """Deterministic UTF-8 JSON: sorted keys, no whitespace, non-ASCII kept."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
-
-
-def _reject_constant(name: str) -> Any:
-    raise JSONParseError(f"{name} is not JSON")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise JSONParseError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
-def _check_strings(value: Any) -> None:
-    """Reject lone surrogates and NUL: they parse as JSON but break storage."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            texts = [item]
-        elif isinstance(item, dict):
-            texts = list(item)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-            continue
-        else:
-            continue
-        for text in texts:
-            if "\x00" in text:
-                raise JSONParseError("NUL character in a string")
-            if any("\ud800" <= ch <= "\udfff" for ch in text):
-                raise JSONParseError("lone surrogate in a string")
-
-
-_FENCE_RE = re.compile(r"^```(?:json)?[ \t]*\n(.*)\n```$", re.DOTALL)
-
-
-def parse_json_strict(text: str, *, allow_fence: bool = False) -> Any:
-    """Parse exactly one JSON value; anything before or after it is an error.
-
-    No NaN/Infinity, no duplicate keys, no lone surrogates or NUL.  With
-    ``allow_fence`` one complete outer Markdown fence (```json ... ```) is
-    accepted - only for servers without structured output.
-    """
-    if not isinstance(text, str):
-        raise JSONParseError(f"expected text, got {type(text).__name__}")
-    body = text.strip()
-    if allow_fence:
-        m = _FENCE_RE.match(body)
-        if m:
-            body = m.group(1).strip()
-    if not body:
-        raise JSONParseError("empty reply")
-    try:
-        value = json.loads(body, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
-    except JSONParseError:
-        raise
-    except json.JSONDecodeError as exc:
-        raise JSONParseError(f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except RecursionError:
-        raise JSONParseError("nesting too deep") from None
-    _check_strings(value)
-    return value
-
-
-# --------------------------------------------------------------------------- usage and budget
-
-
-@dataclass
-class StageUsage:
-    calls: int = 0  # HTTP requests sent (first tries, retries, repairs, fallbacks)
-    results: int = 0  # validated results returned (cached ones included)
-    cache_hits: int = 0
-    retries: int = 0
-    repairs: int = 0
-    failures: int = 0  # calls that ended in an error
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_s: float = 0.0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-
-class Usage:
-    """Thread-safe call and token counters, per stage.
-
-    Tokens are what the server reported in ``usage`` for replies actually
-    received; cache hits add no tokens (they cost nothing).
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._stages: dict[str, StageUsage] = {}
-
-    def add(self, stage: str, **deltas: float) -> None:
-        with self._lock:
-            entry = self._stages.setdefault(stage, StageUsage())
-            for key, delta in deltas.items():
-                setattr(entry, key, getattr(entry, key) + delta)
-
-    def stage(self, stage: str) -> StageUsage:
-        with self._lock:
-            return StageUsage(**asdict(self._stages.get(stage, StageUsage())))
-
-    def snapshot(self) -> dict[str, dict[str, float]]:
-        with self._lock:
-            return {name: {**asdict(s), "total_tokens": s.total_tokens} for name, s in sorted(self._stages.items())}
-
-    def totals(self) -> StageUsage:
-        with self._lock:
-            out = StageUsage()
-            for s in self._stages.values():
-                for key, value in asdict(s).items():
-                    setattr(out, key, getattr(out, key) + value)
-            return out
-
-
-class Budget:
-    """Caps for one case: model calls and total (prompt + completion) tokens.
-
-    ``reserve_call`` refuses a call that would exceed ``max_calls`` before it
-    is sent; ``add_tokens`` raises once a reply has pushed the total over
-    ``max_tokens`` (the tokens are spent by then; the next stage must not run).
-    None means unlimited.  Thread-safe.
-    """
-
-    def __init__(self, max_calls: int | None = None, max_tokens: int | None = None):
-        self.max_calls = max_calls
-        self.max_tokens = max_tokens
-        self._lock = threading.Lock()
-        self._calls = 0
-        self._tokens = 0
-
-    @property
-    def calls(self) -> int:
-        return self._calls
-
-    @property
-    def tokens(self) -> int:
-        return self._tokens
-
-    def reserve_call(self) -> None:
-        with self._lock:
-            if self._tokens_over():
-                raise BudgetExceeded(f"token budget spent ({self._tokens} > {self.max_tokens})")
-            if self.max_calls is not None and self._calls + 1 > self.max_calls:
-                raise BudgetExceeded(f"call budget spent ({self._calls} of {self.max_calls})")
-            self._calls += 1
-
-    def add_tokens(self, n: int) -> None:
-        with self._lock:
-            self._tokens += max(0, int(n))
-            if self._tokens_over():
-                raise BudgetExceeded(f"token budget exceeded ({self._tokens} > {self.max_tokens})")
-
-    def _tokens_over(self) -> bool:
-        return self.max_tokens is not None and self._tokens > self.max_tokens
-
-
-# --------------------------------------------------------------------------- circuit breaker
-
-
-class CircuitBreaker:
-    """closed → open after ``fail_max`` consecutive failures → half-open after
-    ``reset_timeout_s`` (one probe call at a time) → closed on a success, or
-    open again on a failure.
-
-    The client records a failure for every transient failure of an HTTP
-    attempt (connect error, timeout, 429, 5xx) and a success for every answer
-    that shows the server is alive (2xx and other 4xx).  In-process and
-    thread-safe; ``clock`` is injectable for tests.
-    """
-
-    CLOSED = "closed"
-    OPEN = "open"
-    HALF_OPEN = "half_open"
-
-    def __init__(
-        self, fail_max: int = 5, reset_timeout_s: float = 30.0, *, clock: Callable[[], float] = time.monotonic
-    ):
-        if fail_max < 1:
-            raise ValueError("fail_max must be at least 1")
-        self.fail_max = fail_max
-        self.reset_timeout_s = reset_timeout_s
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._state = self.CLOSED
-        self._failures = 0
-        self._opened_at = 0.0
-        self._probe_started: float | None = None
-        self.opened_count = 0
-
-    @property
-    def state(self) -> str:
-        with self._lock:
-            return self._current_state()
-
-    @property
-    def failures(self) -> int:
-        return self._failures
-
-    def _current_state(self) -> str:
-        if self._state == self.OPEN and self._clock() - self._opened_at >= self.reset_timeout_s:
-            self._state = self.HALF_OPEN
-            self._probe_started = None
-        return self._state
-
-    def before_call(self) -> None:
-        """Raise CircuitOpen unless a call may go out now."""
-        with self._lock:
-            state = self._current_state()
-            if state == self.CLOSED:
-                return
-            if state == self.HALF_OPEN:
-                now = self._clock()
-                # One probe at a time; a probe that never reported back (its
-                # thread died) stops blocking after another reset period.
-                if self._probe_started is None or now - self._probe_started >= self.reset_timeout_s:
-                    self._probe_started = now
-                    return
-                raise CircuitOpen("model circuit half-open: a probe call is in flight")
-            remaining = self.reset_timeout_s - (self._clock() - self._opened_at)
-            raise CircuitOpen(f"model circuit open (retry in {max(0.0, remaining):.1f} s)")
-
-    def record_success(self) -> None:
-        with self._lock:
-            self._state = self.CLOSED
-            self._failures = 0
-            self._probe_started = None
-
-    def record_failure(self) -> None:
-        with self._lock:
-            state = self._current_state()
-            self._failures += 1
-            if state == self.HALF_OPEN or self._failures >= self.fail_max:
-                if state != self.OPEN:
-                    self.opened_count += 1
-                self._state = self.OPEN
-                self._opened_at = self._clock()
-                self._probe_started = None
-
-
-# --------------------------------------------------------------------------- response cache
-
-
-class ResponseCache:
-    """Stored replies keyed by request hash (64 lowercase hex digits)."""
-
-    def get(self, key: str) -> dict | None:
-        raise NotImplementedError
-
-    def put(self, key: str, entry: dict) -> None:
-        raise NotImplementedError
-
-
-def _check_key(key: str) -> str:
-    if not isinstance(key, str) or not _HEX64_RE.match(key):
-        raise ValueError("cache keys are sha256 hex digests")
-    return key
-
-
-class MemoryResponseCache(ResponseCache):
-    """In-process LRU cache; thread-safe."""
-
-    def __init__(self, max_entries: int = 10_000):
-        self.max_entries = max_entries
-        self._lock = threading.Lock()
-        self._entries: OrderedDict[str, dict] = OrderedDict()
-
-    def get(self, key: str) -> dict | None:
-        _check_key(key)
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return None
-            self._entries.move_to_end(key)
-            return json.loads(json.dumps(entry))  # a copy the caller may not corrupt
-
-    def put(self, key: str, entry: dict) -> None:
-        _check_key(key)
-        copy = json.loads(json.dumps(entry))
-        with self._lock:
-            self._entries[key] = copy
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-
-class DirectoryResponseCache(ResponseCache):
-    """One JSON file per reply under ``root/<key[:2]>/<key>.json``.
-
-    Writes are atomic (temporary file + rename), so a crash never leaves a
-    half-written entry; an unreadable or corrupt file reads as a miss.  The
-    directory of a judgment run is part of its evidence bundle: replaying the
-    bundle with this cache (and ``replay=True`` on the client) calls no model.
-    """
-
-    def __init__(self, root: str | os.PathLike):
-        self.root = Path(root)
-
-    def _path(self, key: str) -> Path:
-        _check_key(key)
-        return self.root / key[:2] / f"{key}.json"
-
-    def get(self, key: str) -> dict | None:
-        path = self._path(key)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            return None
-        try:
-            entry = parse_json_strict(data.decode("utf-8"))
-        except (UnicodeDecodeError, JSONParseError):
-            log.warning("corrupt LLM cache entry %s ignored", path.name)
-            return None
-        return entry if isinstance(entry, dict) else None
-
-    def put(self, key: str, entry: dict) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(json.dumps(entry, ensure_ascii=False, sort_keys=True, indent=1).encode())
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            raise
-
-    def keys(self) -> list[str]:
-        return sorted(p.stem for p in self.root.glob("??/*.json") if _HEX64_RE.match(p.stem))
-
-
-# --------------------------------------------------------------------------- result
-
-
-@dataclass(frozen=True)
-class LLMResult:
-    value: Any  # the parsed, schema-valid JSON
-    raw_text: str  # the reply text that produced ``value``
-    prompt_tokens: int
-    completion_tokens: int
-    latency_s: float
-    attempts: int  # HTTP requests this call made (0 when cached)
-    cached: bool
-    model: str
-    request_hash: str
-    stage: str = ""
-    structured: str = "json_schema"  # the response_format actually used
-    fallback: bool = False  # the server refused json_schema; json_object was used
-    repairs: int = 0
-    finish_reason: str | None = None
-
-    def record(self) -> dict[str, Any]:
-        """A JSON-ready description for the evidence bundle."""
-        return {
-            "stage": self.stage,
-            "model": self.model,
-            "request_hash": self.request_hash,
-            "raw_text": self.raw_text,
-            "value": self.value,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "latency_s": round(self.latency_s, 4),
-            "attempts": self.attempts,
-            "cached": self.cached,
-            "structured": self.structured,
-            "fallback": self.fallback,
-            "repairs": self.repairs,
-            "finish_reason": self.finish_reason,
-        }
 
 
 # --------------------------------------------------------------------------- client
@@ -895,12 +452,7 @@ class LLMClient:
             self._effective_mode = "json_object"
 
     def _backoff(self, failure_index: int, retry_after: float | None) -> float:
-        """Exponential backoff with 'equal jitter': half fixed, half random, capped."""
-        base = min(self.backoff_cap_s, self.backoff_s * (2**failure_index))
-        delay = base / 2 + self._rng.uniform(0, base / 2)
-        if retry_after is not None:
-            delay = max(delay, retry_after)
-        return min(delay, self.backoff_cap_s)
+        return RetryPolicy(self.backoff_s, self.backoff_cap_s).delay(failure_index, retry_after, self._rng)
 
     def _read_reply(self, body: bytes, state: _CallState) -> _Reply:
         try:
@@ -992,11 +544,7 @@ def _count(value: Any) -> int:
 
 
 def _retry_after(headers: http.client.HTTPMessage) -> float | None:
-    value = headers.get("Retry-After") if headers is not None else None
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None  # an HTTP date: ignore, our own backoff applies
+    return retry_after_seconds(headers.get("Retry-After") if headers is not None else None)
 
 
 def _check_messages(messages: Sequence[Mapping[str, str]]) -> None:

@@ -17,6 +17,7 @@ from worker.agents.pipeline import StageFailure
 from worker.agents.ports import GraphStore
 from worker.agents.prompts import PROMPT_VERSION, build_prompt, extract_citations
 from worker.agents.prompts.blocks import sanitize_data
+from worker.agents.strategies.base import Strategy
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
 
 
@@ -24,7 +25,7 @@ def _article_record(article: ArticleAudit) -> dict:
     return {"key": article.key, "label": article.label, "text": article.text}
 
 
-class LLMStrategy:
+class LLMStrategy(Strategy):
     name = "llm"
 
     CHECKLIST_MODES = ("article", "item")

@@ -41,6 +41,7 @@ from worker.agents.ports import GraphStore
 from worker.agents.retrieval import IntentClassifier
 from worker.agents.sentencing import statutory_range, term_inputs
 from worker.agents.signals import Ranking, article_signals, cosine, path_votes
+from worker.agents.strategies.base import Strategy
 from worker.agents.textmodel import sigmoid
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
 from worker.agents.verifier import FactsView
@@ -52,7 +53,7 @@ BEST_SUPPORTED_FALLBACK = True  # when nothing passes, the best candidate with a
 COMPANION_SHARE = 0.5  # a verified article defining no charge goes with a charge cited by this share of its precedents
 
 
-class StatisticalStrategy:
+class StatisticalStrategy(Strategy):
     name = "statistical"
     prejudge_k = PREJUDGE_K
 

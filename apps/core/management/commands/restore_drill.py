@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.core.backup import restore_drill
+from apps.core.drill import restore_drill
 
 
 class Command(BaseCommand):

@@ -6,8 +6,8 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from apps.corpus.models import ImportBatch
-from apps.corpus.parsing.errors import ImportValidationError
-from apps.corpus.parsing.formats import FORMATS
+from lexlib.parsing.errors import ImportValidationError
+from lexlib.parsing.formats import FORMATS
 from apps.corpus.services.importing import ImportOptions, corpus_check, corpus_import
 from apps.corpus.services.import_units import import_units, report_lines
 

@@ -10,8 +10,7 @@ from apps.evaluation.services.evaluating import (
     evaluation_execute,
     metrics_write,
 )
-from apps.graph.services.reasoning import MODES, STRATEGIES
-from worker.agents.pipeline import ABLATIONS
+from worker.agents.names import ABLATIONS, MODES, STRATEGIES
 
 
 class Command(BaseCommand):

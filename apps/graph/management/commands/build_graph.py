@@ -30,7 +30,7 @@ class Command(BaseCommand):
 
         extractor = None
         if features == "llm":
-            from apps.graph.services.reasoning import llm_client
+            from apps.judging.services import llm_client
             from worker.agents.features_llm import LLMFeatureExtractor
 
             extractor = LLMFeatureExtractor(llm_client(per_case_budget=False))

@@ -3,8 +3,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.graph.services.reasoning import MODES, judgment_compute
-from worker.agents.pipeline import ABLATIONS
+from apps.judging.services import judgment_compute
+from worker.agents.names import ABLATIONS, MODES
 from worker.agents.types import CaseInput
 
 

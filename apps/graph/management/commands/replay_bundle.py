@@ -3,8 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.graph.services.reasoning import bundle_replay
-from worker.agents.replay import bundle_diff
+from apps.judging.services import bundle_replay
+from worker.agents.tools.replay import bundle_diff
 
 
 class Command(BaseCommand):

@@ -14,14 +14,13 @@ and the judgment.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections import defaultdict, deque
 from dataclasses import fields
 from typing import Any
 
-from worker.agents.llm.client import LLMResult, ModelOutputInvalid, ModelUnavailable, Usage
+from worker.agents.llm import LLMResult, ModelOutputInvalid, ModelUnavailable, Usage
 from worker.agents.pipeline import Params
-from worker.agents.types import CaseInput
+from worker.agents.types import Bundle, CaseInput, case_from
 
 
 class RecordedReplies:
@@ -62,16 +61,14 @@ class RecordedReplies:
 
 
 def case_of(bundle: dict) -> CaseInput:
-    case = bundle["case"]
-    day = case.get("offence_date")
-    return CaseInput(facts=case["facts"], defendants=tuple(case.get("defendants") or ()),
-                     offence_date=dt.date.fromisoformat(day) if day else None, ref=case.get("ref", ""),
-                     merged=tuple(case.get("merged") or ()))
+    return case_from(bundle["case"])
 
 
-def params_of(bundle: dict) -> Params:
+def params_of(bundle: Bundle | dict) -> Params:
+    """The pipeline parameters a stored bundle (typed or as stored) was run with."""
+    stored = bundle if isinstance(bundle, Bundle) else Bundle.from_dict(bundle)
     known = {f.name for f in fields(Params)}
-    values = {k: (tuple(v) if isinstance(v, list) else v) for k, v in (bundle.get("params") or {}).items() if k in known}
+    values = {k: (tuple(v) if isinstance(v, list) else v) for k, v in stored.params.items() if k in known}
     return Params(**values)
 
 

@@ -21,7 +21,6 @@ import hashlib
 import importlib
 import json
 import logging
-import math
 import threading
 import time
 import urllib.error
@@ -33,6 +32,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+
+from worker.agents.llm.retry import RetryPolicy, retry_after_seconds
 
 from .tokenize import Tokenizer, default_tokenizer
 
@@ -72,9 +73,9 @@ class EmbeddingBackend(ABC):
 
 # Short names -> dotted paths; a dotted path may also be passed directly.
 BACKENDS: dict[str, str] = {
-    "lsa": "apps.corpus.search.embeddings.LSABackend",
-    "e5": "apps.corpus.search.embeddings.E5Backend",
-    "openai": "apps.corpus.search.embeddings.OpenAIEmbeddingBackend",
+    "lsa": "lexlib.search.embeddings.LSABackend",
+    "e5": "lexlib.search.embeddings.E5Backend",
+    "openai": "lexlib.search.embeddings.OpenAIEmbeddingBackend",
 }
 
 
@@ -503,9 +504,7 @@ class OpenAIEmbeddingBackend(EmbeddingBackend):
                     raise EmbeddingError(
                         f"{self.endpoint}: giving up after {attempt + 1} attempts: {exc}"
                     ) from exc
-                delay = min(self.max_backoff, self.backoff * 2**attempt)
-                if exc.retry_after is not None:
-                    delay = min(self.max_backoff, max(delay, exc.retry_after))
+                delay = RetryPolicy(self.backoff, self.max_backoff).delay(attempt, exc.retry_after)
                 logger.warning("embedding request failed (%s); retry %d in %.2f s", exc, attempt + 1, delay)
                 time.sleep(delay)
                 attempt += 1
@@ -580,9 +579,4 @@ def _error_detail(exc: urllib.error.HTTPError) -> str:
 
 
 def _retry_after(exc: urllib.error.HTTPError) -> float | None:
-    value = exc.headers.get("Retry-After") if exc.headers else None
-    try:
-        seconds = float(value) if value is not None else None
-    except ValueError:
-        return None
-    return seconds if seconds is not None and math.isfinite(seconds) and seconds >= 0 else None
+    return retry_after_seconds(exc.headers.get("Retry-After") if exc.headers else None)

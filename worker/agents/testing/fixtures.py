@@ -23,7 +23,7 @@ from __future__ import annotations
 import datetime as dt
 
 from worker.agents.graph_types import Term
-from worker.agents.memory_store import InMemoryGraphStore
+from worker.agents.testing.memory_store import InMemoryGraphStore
 
 AMENDMENT_VIII = dt.date(2011, 5, 1)
 
@@ -158,7 +158,7 @@ _SIMILAR: tuple[tuple[int, int, float], ...] = (
     (115, 114, 0.81), (115, 113, 0.52), (115, 112, 0.38),
 )  # fmt: skip
 
-# Extractive summaries in the format of apps.graph.clustering.summarize_community
+# Extractive summaries in the format of lexlib.clustering.summarize_community
 # (tests/graph/test_clustering.py checks they are what it produces for these members).
 _COMMUNITIES: tuple[tuple[int, tuple[str, ...], tuple[int, ...], str], ...] = (
     (1, ("盗窃罪", "诈骗罪"), (101, 102, 103, 104, 105, 106),

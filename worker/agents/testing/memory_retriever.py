@@ -6,7 +6,7 @@ same graph the agents read, so retrieval results stay consistent with it.
 
 from __future__ import annotations
 
-from worker.agents.memory_store import InMemoryGraphStore
+from worker.agents.testing.memory_store import InMemoryGraphStore
 
 
 def _grams(text: str) -> set[str]:

@@ -6,7 +6,7 @@ Runs on 127.0.0.1 only.  In-process::
         stub.set_mode("503x2")
         client = LLMClient(stub.url, "stub-model")
 
-or as a process: ``python -m worker.agents.llm.stub_server --port 8011``.
+or as a process: ``python -m worker.agents.testing.stub_server --port 8011``.
 
 Endpoints: ``POST /v1/chat/completions``, ``GET /health``, ``GET /v1/models``,
 ``GET /_stats`` (call counters and the last requests) and ``POST /_control``

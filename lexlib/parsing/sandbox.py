@@ -44,13 +44,13 @@ _MAX_OPEN_FILES = 64
 _STDERR_TAIL = 2000
 _MB = 1024 * 1024
 
-# The directory that contains the `apps` package: the child imports targets from it.
-_PROJECT_ROOT = str(Path(__file__).resolve().parents[3])
+# The directory that contains the `lexlib` and `apps` packages: the child imports targets from it.
+_PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 _FUNC_PATH_RE = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 _BOOTSTRAP = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from apps.corpus.parsing.sandbox import _child_main; _child_main(sys.argv[2:])"
+    "from lexlib.parsing.sandbox import _child_main; _child_main(sys.argv[2:])"
 )
 
 

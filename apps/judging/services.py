@@ -1,4 +1,7 @@
-"""Wire the pure reasoning core to the database: strategy, graph store, retriever.
+"""Judging: the one place that wires the pure reasoning core to the database (strategy, graph store,
+retriever). Runs (apps/cases/services/runs.py), evaluation (apps/evaluation/services/evaluating.py),
+what-ifs (apps/review/services/reviews.py) and replays call `judgment_compute`, `judgment_whatif`
+and `bundle_replay` here; nobody else builds a strategy.
 
 The statistical strategy is the default where no LLM is configured; its
 trained models come from the model registry when one is active (see training/).
@@ -8,13 +11,19 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from apps.corpus.services.indexing import legal_tokenizer
+from apps.corpus.search_service import legal_tokenizer
 from apps.graph.retriever import DbRetriever
 from apps.graph.store import AgeGraphStore
 from worker.agents.elements import ElementChecker
+from worker.agents.names import MODES, STRATEGIES
 from worker.agents.pipeline import Params, adjudicate_case
+from worker.agents.strategies.base import Strategy
+from worker.agents.strategies.registry import STRATEGY_CLASSES
 from worker.agents.strategies.statistical import StatisticalStrategy
 from worker.agents.types import Bundle, CaseInput
+
+__all__ = ["MODES", "STRATEGIES", "bundle_replay", "judgment_compute", "judgment_whatif", "llm_client",
+           "statistical_strategy", "strategy_build"]
 
 
 @lru_cache(maxsize=1)
@@ -89,25 +98,26 @@ def llm_client(*, per_case_budget: bool = True):
                      timeout_s=settings.LLM_TIMEOUT_S, budget=budget, breaker=model_circuit())
 
 
-STRATEGIES = ("statistical", "llm")
+def llm_strategy():
+    """The LLM strategy on the configured server, with a per-case call and token budget."""
+    from django.conf import settings
+
+    return STRATEGY_CLASSES["llm"](llm_client(), checklist_mode=settings.LLM_CHECKLIST_MODE,
+                                   keyword_expansion=settings.LLM_KEYWORD_EXPANSION,
+                                   research_choices=settings.LLM_RESEARCH_CHOICES)
 
 
-def strategy_build(name: str):
+# kind → how this deployment builds it (the classes are in worker/agents/strategies/registry.py).
+_BUILDERS = {"statistical": statistical_strategy, "llm": llm_strategy}
+if tuple(_BUILDERS) != STRATEGIES:  # every strategy of worker.agents.names has a builder
+    raise ImportError(f"strategy builders {tuple(_BUILDERS)} differ from names.STRATEGIES {STRATEGIES}")
+
+
+def strategy_build(name: str) -> Strategy:
     """A fresh strategy for one case (the LLM one carries a per-case call and token budget)."""
-    if name == "statistical":
-        return statistical_strategy()
-    if name == "llm":
-        from worker.agents.strategies.llm import LLMStrategy
-
-        from django.conf import settings
-
-        return LLMStrategy(llm_client(), checklist_mode=settings.LLM_CHECKLIST_MODE,
-                           keyword_expansion=settings.LLM_KEYWORD_EXPANSION,
-                           research_choices=settings.LLM_RESEARCH_CHOICES)
-    raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}")
-
-
-MODES = ("fixed", "agentic")
+    if name not in _BUILDERS:
+        raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}")
+    return _BUILDERS[name]()
 
 
 def agentic_params():
@@ -119,10 +129,12 @@ def agentic_params():
     return AgenticParams(max_steps=settings.AGENTIC_MAX_STEPS, max_planner_calls=settings.AGENTIC_MAX_PLANNER_CALLS)
 
 
-def judgment_compute(*, case: CaseInput, ablation: str = "full", strategy=None, progress=None,
-                     exclude_self: bool = False, mode: str = "fixed") -> list[Bundle]:
+def judgment_compute(*, case: CaseInput, strategy: str | Strategy = "statistical", mode: str = "fixed",
+                     ablation: str = "full", progress=None, exclude_self: bool = False) -> list[Bundle]:
     """Run the pipeline for every defendant of ``case`` against the live graph and indexes.
 
+    ``strategy``: a name of worker.agents.names.STRATEGIES (built here), or a strategy already built
+    (e.g. the statistical one on the out-of-fold models of a training run).
     ``mode``: "fixed" (the Researcher's four paths) or "agentic" (the planner loop of
     worker.agents.agentic, whose planner follows the strategy: the LLM planner for the LLM
     strategy, the rule-based one for the statistical). ``progress(event, detail)`` receives stage
@@ -130,7 +142,7 @@ def judgment_compute(*, case: CaseInput, ablation: str = "full", strategy=None, 
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-    strategy = strategy or statistical_strategy()
+    strategy = strategy_build(strategy) if isinstance(strategy, str) else strategy
     params = Params.for_ablation(ablation, exclude_self=exclude_self)
     if mode == "agentic":
         from worker.agents.agentic import adjudicate_case_agentic
@@ -141,36 +153,40 @@ def judgment_compute(*, case: CaseInput, ablation: str = "full", strategy=None, 
                            progress=progress)
 
 
+def judgment_whatif(*, bundle: dict, overrides, strategy: str) -> Bundle:
+    """Only the Adjudicator again on a stored bundle with a reviewer's overrides (worker.agents.tools.whatif);
+    nothing is retrieved or verified again. Raises OverrideInvalid for an override that does not apply."""
+    from worker.agents.tools.whatif import readjudicate
+
+    return readjudicate(bundle, overrides, strategy=strategy_build(strategy), graph=AgeGraphStore())
+
+
 def bundle_replay(bundle: dict) -> tuple[Bundle, dict[str, int]]:
     """Run a stored bundle's defendant again on today's graph: an LLM run from its recorded replies
     (no model is called), a statistical run with the active models. Returns the new bundle and the
     recorded replies the replay did not use, per stage."""
     from worker.agents.pipeline import adjudicate
-    from worker.agents.replay import RecordedReplies, case_of, params_of
+    from worker.agents.tools.replay import RecordedReplies, params_of
 
-    versions = bundle.get("versions") or {}
-    if bundle.get("strategy") == "llm":
-        from worker.agents.strategies.llm import LLMStrategy
-
+    stored = Bundle.from_dict(bundle)
+    if stored.strategy == "llm":
         from worker.agents.prompts.expansion import EXPANSION_STAGE
 
-        records = bundle.get("llm_records") or []
-        stages = {(r.get("prompt") or {}).get("stage") for r in records}
-        client = RecordedReplies(records, model=versions.get("model", "replay"))
+        stages = {(r.get("prompt") or {}).get("stage") for r in stored.llm_records}
+        client = RecordedReplies(stored.llm_records, model=stored.versions.get("model", "replay"))
         # The optional calls the original run made are made again, from their recorded replies.
-        strategy = LLMStrategy(client, checklist_mode=versions.get("checklist", "article"),
-                               keyword_expansion=EXPANSION_STAGE in stages,
-                               research_choices=bool(stages & {"pick_community", "rerank_cases"}))
+        strategy = STRATEGY_CLASSES["llm"](client, checklist_mode=stored.versions.get("checklist", "article"),
+                                           keyword_expansion=EXPANSION_STAGE in stages,
+                                           research_choices=bool(stages & {"pick_community", "rerank_cases"}))
     else:
         client, strategy = None, statistical_strategy()
-    params = bundle.get("params") or {}
-    if params.get("mode") == "agentic":  # the planner loop again: the LLM planner from its recorded replies
+    if stored.params.get("mode") == "agentic":  # the planner loop again: the LLM planner from its recorded replies
         from worker.agents.agentic import AgenticParams, adjudicate_agentic
 
-        replayed = adjudicate_agentic(case_of(bundle), bundle.get("defendant", ""), strategy=strategy,
-                                      graph=AgeGraphStore(), retriever=DbRetriever(), params=params_of(bundle),
-                                      agentic=AgenticParams(**(params.get("agentic") or {})))
+        replayed = adjudicate_agentic(stored.case, stored.defendant, strategy=strategy, graph=AgeGraphStore(),
+                                      retriever=DbRetriever(), params=params_of(stored),
+                                      agentic=AgenticParams(**(stored.params.get("agentic") or {})))
         return replayed, (client.unused() if client else {})
-    replayed = adjudicate(case_of(bundle), bundle.get("defendant", ""), strategy=strategy, graph=AgeGraphStore(),
-                          retriever=DbRetriever(), params=params_of(bundle))
+    replayed = adjudicate(stored.case, stored.defendant, strategy=strategy, graph=AgeGraphStore(),
+                          retriever=DbRetriever(), params=params_of(stored))
     return replayed, (client.unused() if client else {})

@@ -66,7 +66,7 @@ def default_cache_dir() -> Path:
     env = os.environ.get("LEXTRACE_JIEBA_CACHE_DIR")
     if env:
         return Path(env)
-    repo_local = Path(__file__).resolve().parents[3] / ".local" / "cache" / "jieba"
+    repo_local = Path(__file__).resolve().parents[2] / ".local" / "cache" / "jieba"
     try:
         repo_local.mkdir(parents=True, exist_ok=True)
         if os.access(repo_local, os.W_OK):
@@ -241,6 +241,16 @@ class Tokenizer:
         for word in sorted(self._stopwords):
             h.update(word.encode("utf-8") + b"\n")
         return h.hexdigest()[:16]
+
+
+def legal_tokenizer_of(charge_names: Iterable[str]) -> Tokenizer:
+    """The tokenizer the judgments use: the legal dictionary plus the corpus's charge names, kept whole.
+    Serving (apps.corpus.search_service.legal_tokenizer, every Charge of the corpus) and retraining
+    (training/statistical.py --charges, the same names exported) both build it here, so a model sees
+    the tokens it was trained on; its artefact records the fingerprint."""
+    tokenizer = Tokenizer()
+    tokenizer.add_words(charge_names)
+    return tokenizer
 
 
 _default: Tokenizer | None = None

@@ -23,13 +23,9 @@ from dataclasses import dataclass, replace
 from worker.agents import reasons
 from worker.agents.pipeline import _Clock, number_evidence, prune, verify_judgment
 from worker.agents.ports import GraphStore
-from worker.agents.replay import case_of
 from worker.agents.types import (
-    ArticleAudit,
     Audit,
     Bundle,
-    Hit,
-    ItemVerdict,
     Judgment,
     Pruned,
     Research,
@@ -51,40 +47,14 @@ class Override:
     reason: str
 
 
-def research_from(data: dict) -> Research:
-    return Research(
-        focus=data.get("focus", ""), features={k: list(v) for k, v in (data.get("features") or {}).items()},
-        query_text=data.get("query_text", ""),
-        hits=[Hit(path=h["path"], kind=h["kind"], pk=h["pk"], score=h["score"], label=h.get("label", ""))
-              for h in data.get("hits") or []],
-        prejudged=[(c, p) for c, p in data.get("prejudged") or []],
-        community=data.get("community"),
-        candidate_articles=[int(pk) for pk in data.get("candidate_articles") or []],
-        candidate_cases=[int(pk) for pk in data.get("candidate_cases") or []],
-        article_sources={int(k): list(v) for k, v in (data.get("article_sources") or {}).items()},
-    )
-
-
-def _item_from(data: dict) -> ItemVerdict:
-    span = data.get("span")
-    return ItemVerdict(item_pk=int(data["item_pk"]), order=data.get("order", 0), question=data.get("question", ""),
-                       satisfied=bool(data.get("satisfied")), score=data.get("score", 0.0),
-                       reasoning=data.get("reasoning", ""), span=tuple(span) if span else None,
-                       span_text=data.get("span_text", ""), why=dict(data.get("why") or {}))
-
-
-def audit_from(data: dict) -> Audit:
-    articles = [ArticleAudit(
-        article_pk=int(a["article_pk"]), key=str(a["key"]), label=a.get("label", ""), charges=list(a.get("charges") or []),
-        version_pk=a.get("version_pk"), text=a.get("text", ""), in_force=bool(a.get("in_force")),
-        items=[_item_from(i) for i in a.get("items") or []],
-        interpretations=[int(pk) for pk in a.get("interpretations") or []],
-        interpretation_texts=list(a.get("interpretation_texts") or []),
-        prior=a.get("prior", 0.0), score=a.get("score", 0.0), passed=bool(a.get("passed")), reason=a.get("reason", ""),
-        why=dict(a.get("why") or {}),
-    ) for a in data.get("articles") or []]
-    return Audit(articles=articles, pruned=[Pruned(p["kind"], p["pk"], p.get("reason", ""), dict(p.get("why") or {})) for p in data.get("pruned") or []],
-                 verified_cases=[int(pk) for pk in data.get("verified_cases") or []])
+def _whatif_view(stored: Bundle) -> tuple[Research, Audit]:
+    """The research and audit the what-if adjudicates again. It has always left out the Fact-graph
+    shares, the planner's steps and sentencing ranking, and each article's signals (the fields added
+    after the what-if was written): kept so, to change no what-if; see the closing note of #18."""
+    research = replace(stored.research, fact_shares={}, steps=[], sentencing={})
+    audit = replace(stored.audit, articles=[replace(a, signals={}, contributions={})
+                                                        for a in stored.audit.articles])
+    return research, audit
 
 
 def _apply_to_audit(result: Audit, overrides: list[Override]) -> None:
@@ -149,23 +119,22 @@ def readjudicate(bundle: dict, overrides: list[Override], *, strategy, graph: Gr
     for o in overrides:
         if o.target not in TARGETS:
             raise OverrideInvalid(f"unknown override target {o.target!r}")
-    if not bundle.get("research") or not bundle.get("audit"):
+    stored = Bundle.from_dict(bundle)
+    if stored.research is None or stored.audit is None:
         raise OverrideInvalid("this result has no audited evidence to change")
-    case = case_of(bundle)
-    found = research_from(bundle["research"])
-    result = audit_from(bundle["audit"])
+    case = stored.case
+    found, result = _whatif_view(stored)
     _apply_to_audit(result, overrides)
     prune(result, found, graph)
     _apply_to_precedents(result, found, overrides)
     excluded = frozenset(int(o.ref) for o in overrides if o.target == "interpretation" and not o.value and o.ref.isdigit())
-    out = Bundle(case=case, defendant=bundle.get("defendant", ""), strategy=bundle.get("strategy", strategy.name),
-                 params=dict(bundle.get("params") or {}), versions={**(bundle.get("versions") or {}), "whatif": "1"},
-                 research=found, audit=result)
+    out = Bundle(case=case, defendant=stored.defendant, strategy=stored.strategy or strategy.name,
+                 params=dict(stored.params), versions={**stored.versions, "whatif": "1"}, research=found, audit=result)
     if not result.verified:
         out.judgment = Judgment(status=Status.INSUFFICIENT_EVIDENCE, message="no article applies after the reviewer's changes")
         return out
     evidence = number_evidence(result, graph, excluded_interpretations=excluded)
     judgment = _Clock(out.costs).stage("adjudicator", strategy, strategy.adjudicate, found.focus, result, found, evidence, graph)
     out.judgment = verify_judgment(judgment, result, case)
-    out.llm_records = list(getattr(strategy, "records", []))
+    out.llm_records = list(strategy.records)
     return out
