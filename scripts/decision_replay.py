@@ -61,7 +61,7 @@ def decide(bundle: dict, *, fallback: bool, agree: float) -> list[str] | None:
 
 def recheck(bundle: dict, facts: str) -> dict:
     """The bundle with each item's support decided again by the current element check."""
-    from apps.graph.services.reasoning import element_checker
+    from apps.judging.services import element_checker
     from worker.agents.features import focus_facts
 
     case = bundle.get("case") or {}
