@@ -3,9 +3,11 @@
 // graph is drawn the same way on every load): the defendant in the centre, articles and charges
 // on the first ring, precedents and interpretations on the outer one. Clicking a node scrolls to
 // its evidence on the page, or opens it in the graph explorer. The tables carry the same content.
+// The evidence page loads the graph as an htmx fragment once it scrolls into view: draw it then.
 (function () {
+function draw() {
   const el = document.getElementById("evidence-graph");
-  if (!el || typeof cytoscape === "undefined") return;
+  if (!el || el.dataset.drawn || typeof cytoscape === "undefined") return;
   const source = document.getElementById(el.dataset.elements);
   if (!source) return;
   const data = JSON.parse(source.textContent);
@@ -38,4 +40,7 @@
     if (anchor) window.location.hash = anchor;
     else if (url) window.location.href = url;
   });
+}
+draw();
+document.addEventListener("htmx:afterSettle", draw);
 })();
