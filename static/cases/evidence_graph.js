@@ -42,5 +42,6 @@ function draw() {
   });
 }
 draw();
-document.addEventListener("htmx:afterSettle", draw);
+// htmx:load, not afterSettle: an outerHTML swap detaches the element afterSettle is dispatched on.
+document.addEventListener("htmx:load", draw);
 })();
