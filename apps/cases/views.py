@@ -5,6 +5,7 @@ writes need the staff role.
 """
 
 import csv
+import json
 
 from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_cache_control
@@ -359,6 +360,8 @@ def result_detail(request, pk: int, position: int):
     if part:
         if part not in EVIDENCE_PARTS:
             raise Http404
+        if part == "graph":
+            context["graph_json"] = json.dumps(context["ev"]["graph"], ensure_ascii=False)
         return render(request, EVIDENCE_PARTS[part], context)
     # ?all=1: everything in one page (the no-JavaScript link, printing).
     context.update(siblings=result.run.results.only("position", "defendant", "status"), lazy=not request.GET.get("all"))

@@ -9,8 +9,9 @@ function draw() {
   const el = document.getElementById("evidence-graph");
   if (!el || el.dataset.drawn || typeof cytoscape === "undefined") return;
   const source = document.getElementById(el.dataset.elements);
-  if (!source) return;
-  const data = JSON.parse(source.textContent);
+  const text = el.dataset.graph || (source && source.textContent);
+  if (!text) return;
+  const data = JSON.parse(text);
   if (!data.nodes.length) return;
   const ring = { Defendant: 3, Article: 2, Offence: 2, Case: 1, Interpretation: 1 };
   const byCaption = (a, b) => (a.data.kind + a.data.caption).localeCompare(b.data.kind + b.data.caption);
