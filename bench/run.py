@@ -160,7 +160,7 @@ def main() -> int:
               "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                                        text=True, check=False).stdout.strip(),
               "databases": {"read_only": ctx.db, "scratch": ctx.scratch_db}, "results": [], "errors": {},
-              "wall_s": {}}
+              "wall_s": {}, "load_average": {}}
     print(f"# Lextrace benchmarks {report['date']} — {report['machine']}", flush=True)
     prepared = False
     for module in modules:
@@ -179,8 +179,13 @@ def main() -> int:
                "--db", args.db, "--scratch-db", args.scratch_db, "--redis-url", args.redis_url] + (["--tiny"] if args.tiny else [])
         print(f"\n## {module} (database {env['DB_NAME']})", flush=True)
         t = time.perf_counter()
+        load_before = os.getloadavg()
         proc = subprocess.run(cmd, cwd=ROOT, env=env, check=False)
         report["wall_s"][module] = round(time.perf_counter() - t, 1)
+        # The 1-minute load average before and after each benchmark: a figure measured on a loaded
+        # machine must say so beside it.
+        report["load_average"][module] = {"before": round(load_before[0], 2), "after": round(os.getloadavg()[0], 2)}
+        print(f"load average (1 min): {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after", flush=True)
         if proc.returncode == 0 and out.stat().st_size:
             rows = json.loads(out.read_text(encoding="utf-8"))
             report["results"].extend(rows)

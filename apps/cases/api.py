@@ -7,6 +7,7 @@ staff role. Starting runs has its own throttle scope ("runs").
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch
+from django.utils.cache import get_conditional_response, patch_cache_control
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import permissions, serializers, status
 from rest_framework.exceptions import ValidationError
@@ -21,6 +22,7 @@ from apps.accounts.selectors import team_list_for
 from apps.cases.models import MAX_DEFENDANTS, Case, DefendantResult, JudgmentRun, RunAttempt
 from apps.cases.selectors import CASE_STATUS_NONE, case_get_for, case_search, run_get_for, run_progress
 from apps.cases.evidence import term_label
+from apps.cases.selectors import run_bundle_etag
 from apps.cases.services.cases import CaseConflict
 from apps.cases.services.idempotency import (
     KEY_MAX_LENGTH,
@@ -417,11 +419,17 @@ class RunBundleApi(_Api):
         run = run_get_for(user=request.user, pk=pk)
         query = self.BundleFilterInput(data=request.query_params)
         query.is_valid(raise_exception=True)
-        results = run.results.all()
-        if "defendant" in query.validated_data:
-            results = results.filter(position=query.validated_data["defendant"])
-        return Response({"run": run.pk, "status": run.status, "case_version": run.case_version,
-                         "versions": run.versions, "bundles": [r.bundle for r in results]})
+        position = query.validated_data.get("defendant")
+        etag = run_bundle_etag(run=run, position=position)
+        if (not_modified := get_conditional_response(request, etag=etag)) is not None:
+            not_modified["ETag"] = etag  # a 304 repeats the validator (RFC 9110 §15.4.5)
+            return not_modified
+        results = run.results.all() if position is None else run.results.filter(position=position)
+        response = Response({"run": run.pk, "status": run.status, "case_version": run.case_version,
+                             "versions": run.versions, "bundles": [r.bundle for r in results.order_by("position")]})
+        response["ETag"] = etag
+        patch_cache_control(response, private=True, no_cache=True)
+        return response
 
 
 class RunCancelApi(_Api):

@@ -37,6 +37,20 @@ def run_get_for(*, user: User, pk: int) -> JudgmentRun:
     return get_object_or_404(run_list_for(user=user).select_related("case", "case__team", "requested_by"), pk=pk)
 
 
+def run_bundle_etag(*, run: JudgmentRun, position: int | None = None) -> str:
+    """A strong validator of a run's bundle download: a digest of the run's state and of each
+    bundle's text, computed in the database (the bundles themselves are not read). It changes
+    with anything the download contains (a retention purge rewrites the bundles, too)."""
+    import hashlib
+
+    results = run.results.all() if position is None else run.results.filter(position=position)
+    digests = results.order_by("position").annotate(
+        digest=Func(F("bundle"), function="md5", template="%(function)s(%(expressions)s::text)", output_field=CharField())
+    ).values_list("position", "digest")
+    state = repr((run.pk, run.status, run.case_version, run.versions, position, list(digests)))
+    return '"' + hashlib.sha256(state.encode()).hexdigest()[:32] + '"'
+
+
 def result_get_for(*, user: User, run_pk: int, position: int) -> DefendantResult:
     return get_object_or_404(DefendantResult.objects.filter(run__in=run_list_for(user=user))
                              .select_related("run", "run__case", "run__case__team"), run_id=run_pk, position=position)

@@ -5,8 +5,10 @@ writes need the staff role.
 """
 
 import csv
+import json
 
 from django.utils import timezone
+from django.utils.cache import get_conditional_response, patch_cache_control
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -29,6 +31,7 @@ from apps.cases.selectors import (
     latest_result_charges,
     latest_result_terms,
     result_get_for,
+    run_bundle_etag,
     run_get_for,
     run_progress,
     upload_get_for,
@@ -323,21 +326,42 @@ def run_retry(request, pk: int):
 
 
 def run_bundle(request, pk: int):
-    """The evidence bundles of a run as one JSON download."""
+    """The evidence bundles of a run as one JSON download; a conditional GET (If-None-Match) of an
+    unchanged run is a 304 without reading the bundles."""
     run = run_get_for(user=request.user, pk=pk)
+    etag = run_bundle_etag(run=run)
+    if (not_modified := get_conditional_response(request, etag=etag)) is not None:
+        not_modified["ETag"] = etag  # a 304 repeats the validator (RFC 9110 §15.4.5)
+        return not_modified
     payload = {"run": run.pk, "case": run.case_id, "case_version": run.case_version, "status": run.status,
                "strategy": run.strategy, "ablation": run.ablation, "versions": run.versions,
                "bundles": [r.bundle for r in run.results.all()]}
     response = JsonResponse(payload, json_dumps_params={"ensure_ascii": False, "indent": 1})
     response["Content-Disposition"] = f'attachment; filename="lextrace-run-{run.pk}.json"'
+    response["ETag"] = etag
+    patch_cache_control(response, private=True, no_cache=True)  # revalidated on every use, never shared
     return response
+
+
+# The evidence page's heavy, folded-away or below-the-fold parts: htmx fragments fetched when they
+# come into view (the page itself renders the judgment, the verified articles and the precedents).
+EVIDENCE_PARTS = {"rejected": "cases/_evidence_rejected.html", "graph": "cases/_evidence_graph.html",
+                  "analysis": "cases/_evidence_analysis.html"}
 
 
 def result_detail(request, pk: int, position: int):
     result = result_get_for(user=request.user, run_pk=pk, position=position)
-    siblings = result.run.results.only("position", "defendant", "status")
-    return render(request, "cases/result_detail.html", {"result": result, "run": result.run, "siblings": siblings,
-                                                        "bundle": result.bundle, "ev": evidence_context(result.bundle)})
+    context = {"result": result, "run": result.run, "bundle": result.bundle, "ev": evidence_context(result.bundle)}
+    part = request.GET.get("part", "")
+    if part:
+        if part not in EVIDENCE_PARTS:
+            raise Http404
+        if part == "graph":
+            context["graph_json"] = json.dumps(context["ev"]["graph"], ensure_ascii=False)
+        return render(request, EVIDENCE_PARTS[part], context)
+    # ?all=1: everything in one page (the no-JavaScript link, printing).
+    context.update(siblings=result.run.results.only("position", "defendant", "status"), lazy=not request.GET.get("all"))
+    return render(request, "cases/result_detail.html", context)
 
 
 # --- API tokens -------------------------------------------------------------------------------

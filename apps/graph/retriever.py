@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from django.db.models import TextField
+from django.db.models.functions import Cast
 
 from apps.corpus.models import ArticleVersion, DenseVector, Interpretation, SearchIndex
 from apps.corpus.search_service import bm25_search, dense_search, dense_search_vector, query_vector
@@ -36,6 +38,14 @@ def _cosines(pairs, vector: np.ndarray) -> list[tuple[int, float]]:
     return sorted(scored, key=lambda kv: (-kv[1], kv[0]))
 
 
+def _vectors(rows):
+    """(object_id, vector) of DenseVector rows, the vectors parsed by numpy from pgvector's text form
+    (hundreds of rows per R_chg or R_com call: parsing each float in Python took most of the time).
+    The same float64 values as pgvector's own parser (both round each decimal to the nearest double)."""
+    texts = rows.annotate(text=Cast("vector", TextField())).values_list("object_id", "text")
+    return [(pk, np.fromstring(text[1:-1], sep=",")) for pk, text in texts]
+
+
 def _best_per_article(hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
     """Version-level hits → article-level (the best version's score), order kept."""
     articles = dict(ArticleVersion.objects.filter(pk__in=[pk for pk, _ in hits]).values_list("pk", "article_id"))
@@ -52,6 +62,9 @@ class DbRetriever:
 
     def __init__(self):
         self._query_cache: dict[str, tuple[SearchIndex, np.ndarray] | None] = {}
+        # Case vectors read so far (one retriever serves every defendant of a case, and the defendants
+        # mostly share their community and their charges' cases): (index pk, case pk) -> vector.
+        self._vector_cache: dict[tuple[int, int], np.ndarray] = {}
 
     def _ontology(self, query_text: str):
         if query_text not in self._query_cache:
@@ -75,7 +88,12 @@ class DbRetriever:
         if not found or not case_pks:
             return []
         index, vector = found
-        return _cosines(DenseVector.objects.filter(index=index, object_id__in=case_pks).values_list("object_id", "vector"), vector)
+        missing = sorted({pk for pk in case_pks if (index.pk, pk) not in self._vector_cache})
+        if missing:
+            read = dict(_vectors(DenseVector.objects.filter(index=index, object_id__in=missing)))
+            self._vector_cache.update({(index.pk, pk): read.get(pk) for pk in missing})
+        pairs = [(pk, v) for pk in dict.fromkeys(case_pks) if (v := self._vector_cache[(index.pk, pk)]) is not None]
+        return _cosines(pairs, vector)
 
     def articles_sparse(self, query: str, k: int) -> list[tuple[int, float]]:
         return _best_per_article(bm25_search(target=SearchIndex.Target.ARTICLES, query=query, k=2 * k))[:k]

@@ -15,7 +15,7 @@ def explorer(request):
     found = graph_lookup(query) if query else None
     context = {"query": query, "found": found, "not_found": bool(query) and found is None}
     if found:
-        context["neighbourhood"] = graph_neighbourhood(*found)
+        context["neighbourhood"] = graph_neighbourhood(*found, page=request.GET.get("page"))
         context["detail"] = graph_node_detail(*found)
     return render(request, "graph/explorer.html", context)
 
@@ -23,4 +23,6 @@ def explorer(request):
 def neighbourhood_json(request, label: str, pk: int):
     if label not in LABELS:
         raise Http404
-    return JsonResponse(graph_neighbourhood(label, pk))
+    found = graph_neighbourhood(label, pk, page=request.GET.get("page"))
+    found.pop("page")  # the Page object; its number and the page count are in the answer
+    return JsonResponse(found)

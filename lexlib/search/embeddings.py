@@ -257,8 +257,16 @@ class LSABackend(EmbeddingBackend):
             return np.zeros((0, self.dim), dtype=np.float32)
         # float32 throughout: casting the (dim x vocabulary) components to float64
         # would copy ~100 MB per call on the full corpus.
-        projected = self._tfidf(token_lists).astype(np.float32) @ self._components.T
+        projected = self._tfidf(token_lists).astype(np.float32) @ self._components_right()
         return l2_normalise(projected)
+
+    def _components_right(self) -> np.ndarray:
+        """The components transposed, C-contiguous, made once: scipy copies a non-contiguous right-hand
+        side (the whole dim x vocabulary matrix) on every sparse product otherwise. Same numbers."""
+        if getattr(self, "_components_right_of", None) is not self._components:
+            self._components_t = np.ascontiguousarray(self._components.T)
+            self._components_right_of = self._components
+        return self._components_t
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self.embed_tokens(self.tokenizer.tokens_many(_as_list(texts)))

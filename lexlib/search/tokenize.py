@@ -19,6 +19,7 @@ import re
 import tempfile
 import threading
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -130,6 +131,9 @@ def jieba_parts(word: str) -> list[str]:
     return _JIEBA_WORD_CHARS.findall(word)
 
 
+RECENT_TEXTS = 2048  # texts whose tokens a Tokenizer keeps: the facts of a judgment, the article texts and checklist items every judgment reads (bounded memory)
+
+
 class Tokenizer:
     """jieba precise-mode tokenizer with a legal dictionary and stopword filtering.
 
@@ -154,6 +158,9 @@ class Tokenizer:
         self._lock = threading.RLock()
         self._jieba: jieba.Tokenizer | None = None
         self._added: set[str] = set()
+        # The last texts tokenized and their tokens: one judgment tokenizes the same focused facts for
+        # several searches (BM25 of articles and cases, the dense query). Emptied when words are added.
+        self._recent: OrderedDict[str, tuple[str, ...]] = OrderedDict()
 
     # -- set-up ---------------------------------------------------------------
     def _engine(self) -> jieba.Tokenizer:
@@ -202,6 +209,8 @@ class Tokenizer:
             before = len(self._added)
             for word in sorted(set(words)):
                 self._add_one(engine, word, None)
+            if len(self._added) != before:
+                self._recent.clear()
             return len(self._added) - before
 
     # -- use ------------------------------------------------------------------
@@ -213,12 +222,18 @@ class Tokenizer:
         """
         if not text:
             return []
+        if (known := self._recent.get(text)) is not None:
+            return list(known)
         normalised = unicodedata.normalize("NFKC", text).lower()
         out: list[str] = []
         for token in self._engine().cut(normalised, HMM=self._hmm):
             token = token.strip()
             if token and token not in self._stopwords and not _is_noise(token):
                 out.append(token)
+        with self._lock:
+            self._recent[text] = tuple(out)
+            while len(self._recent) > RECENT_TEXTS:
+                self._recent.popitem(last=False)
         return out
 
     def tokens_many(self, texts: Iterable[str]) -> list[list[str]]:

@@ -3,12 +3,15 @@
 // graph is drawn the same way on every load): the defendant in the centre, articles and charges
 // on the first ring, precedents and interpretations on the outer one. Clicking a node scrolls to
 // its evidence on the page, or opens it in the graph explorer. The tables carry the same content.
+// The evidence page loads the graph as an htmx fragment once it scrolls into view: draw it then.
 (function () {
+function draw() {
   const el = document.getElementById("evidence-graph");
-  if (!el || typeof cytoscape === "undefined") return;
+  if (!el || el.dataset.drawn || typeof cytoscape === "undefined") return;
   const source = document.getElementById(el.dataset.elements);
-  if (!source) return;
-  const data = JSON.parse(source.textContent);
+  const text = el.dataset.graph || (source && source.textContent);
+  if (!text) return;
+  const data = JSON.parse(text);
   if (!data.nodes.length) return;
   const ring = { Defendant: 3, Article: 2, Offence: 2, Case: 1, Interpretation: 1 };
   const byCaption = (a, b) => (a.data.kind + a.data.caption).localeCompare(b.data.kind + b.data.caption);
@@ -38,4 +41,8 @@
     if (anchor) window.location.hash = anchor;
     else if (url) window.location.href = url;
   });
+}
+draw();
+// htmx:load, not afterSettle: an outerHTML swap detaches the element afterSettle is dispatched on.
+document.addEventListener("htmx:load", draw);
 })();

@@ -209,6 +209,7 @@ def test_4_clerks_read_legal_language_and_the_analysis_is_folded_away(judged, de
     assert "要件" in page.inner_text("#candidates > article >> nth=0"), "reasons in the page language"
     shot(page, artifacts_dir, "4-evidence-390px", full_page=False)
     page.locator("#analysis > summary").click()
+    page.wait_for_selector("#analysis #retrieval")  # fetched (htmx) when the disclosure opens
     assert "R_sem" in page.inner_text("#analysis") or "检索" in page.inner_text("#analysis")
     context.close()
 

@@ -93,8 +93,8 @@ def test_a_clerk_files_a_case_watches_the_run_and_follows_the_evidence(demo_serv
     assert text and text[:30] in item.inner_text()
     page.screenshot(path=str(shots / "cases-evidence-article.png"))
 
-    # The verified subgraph is drawn.
-    page.locator("#evidence-graph").scroll_into_view_if_needed()
+    # The verified subgraph is fetched (htmx) once it scrolls into view, then drawn.
+    page.locator("#graph").scroll_into_view_if_needed()
     page.wait_for_selector("#evidence-graph canvas", timeout=30000)
     page.locator("#graph").screenshot(path=str(shots / "cases-evidence-graph.png"))
 

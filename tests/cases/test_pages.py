@@ -171,7 +171,7 @@ def test_the_evidence_page_links_every_citation_to_its_evidence_item(personas, j
     client = personas.client(personas.staff_a)
     result = next(r for r in judged_run.results.all() if r.judged)
     url = f"/cases/runs/{judged_run.pk}/defendants/{result.position}/"
-    page = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    page = client.get(url + "?all=1", HTTP_ACCEPT_LANGUAGE="en").content.decode()  # everything in one page
     cited = {int(n) for n in re.findall(r'<a class="cite" href="#ev-(\d+)"', page)}
     assert cited and cited == set(result.bundle["judgment"]["citations"])
     for n in cited:
@@ -185,6 +185,31 @@ def test_the_evidence_page_links_every_citation_to_its_evidence_item(personas, j
     assert 'id="evidence-graph-data" type="application/json"' in page and "cytoscape.min.js" in page
     assert 'id="term-distribution"' in page and "R_sem" in page and 'id="costs"' in page
     assert result.bundle["versions"]["pipeline"] in page
+
+
+def test_the_evidence_page_loads_its_heavy_parts_as_htmx_fragments(personas, judged_run):
+    client = personas.client(personas.staff_a)
+    result = next(r for r in judged_run.results.all() if r.judged)
+    url = f"/cases/runs/{judged_run.pk}/defendants/{result.position}/"
+    whole = client.get(url + "?all=1", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    # The page itself: the judgment, the verified articles, the precedents; placeholders for the rest.
+    assert 'id="judgment"' in page and 'id="precedents"' in page and "cytoscape.min.js" in page
+    assert 'id="evidence-graph-data"' not in page and 'id="costs"' not in page and len(page) < len(whole)
+    parts = {"graph": 'id="evidence-graph"', "analysis": 'id="costs"'}
+    if any(not a["passed"] for a in result.bundle["audit"]["articles"]):
+        parts["rejected"] = "The Auditor agent checked these articles"
+    for part, marker in parts.items():
+        assert f'hx-get="?part={part}" hx-trigger="intersect once"' in page
+        fragment = client.get(f"{url}?part={part}", HTTP_HX_REQUEST="true", HTTP_ACCEPT_LANGUAGE="en")
+        assert fragment.status_code == 200 and marker in fragment.content.decode() and marker in whole
+        assert "<html" not in fragment.content.decode()
+        if part == "graph":  # htmx drops <script> from swapped content: the elements are in an attribute
+            assert "<script" not in fragment.content.decode() and 'data-graph="{&quot;nodes&quot;' in fragment.content.decode()
+    # Without JavaScript the placeholders link to the whole page.
+    assert '<noscript><p class="muted"><a href="?all=1">' in page
+    assert client.get(f"{url}?part=nothing").status_code == 404
+    assert personas.client(personas.staff_b).get(f"{url}?part=graph").status_code == 404
 
 
 def test_the_bundle_download_is_the_json_of_every_defendant(personas, judged_run):

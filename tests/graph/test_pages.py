@@ -55,3 +55,34 @@ def test_the_drawing_is_the_same_on_every_load_and_every_node_opens_something(pe
     page = client.get(interpretation["url"]).content.decode()
     assert 'id="node-detail"' in page and "司法解释" in page
     assert {row["label"] for row in first["legend"]} >= {"判例", "罪名", "司法解释"}
+
+
+def test_the_neighbourhood_is_paginated_and_the_pages_cover_it_once(personas, demo_corpus):
+    graph_project_all()
+    from apps.corpus.models import Article
+    from apps.graph import age
+    from apps.graph.selectors import graph_neighbourhood
+
+    article = Article.objects.get(number=264, sub=0)
+    (everything,), = age.cypher("MATCH (n:Article)-[r]-(m) WHERE n.pk = $pk RETURN count(*)", {"pk": article.pk},
+                                columns=["n"])
+    first = graph_neighbourhood("Article", article.pk, page=1, per_page=7)
+    assert first["total"] == everything > 7 and first["pages"] == -(-everything // 7)
+    seen = []
+    for number in range(1, first["pages"] + 1):
+        page = graph_neighbourhood("Article", article.pk, page=number, per_page=7)
+        assert len(page["rows"]) == (7 if number < first["pages"] else everything - 7 * (first["pages"] - 1))
+        assert sum(1 for n in page["nodes"] if not n["center"]) <= 7, "the drawing shows the page only"
+        seen += [(r["relation"], r["kind"], r["caption"], r["outgoing"]) for r in page["rows"]]
+    assert len(seen) == everything and len(set(seen)) == everything, "every neighbour once"
+    # The rule graph of the article (its charge, interpretations, checklist) comes before the citing cases.
+    assert seen[0][0] != "CITES" and seen[-1][0] == "CITES"
+    # Out of range or not a number: the nearest page, never an error.
+    assert graph_neighbourhood("Article", article.pk, page=999, per_page=7)["page_number"] == first["pages"]
+    assert graph_neighbourhood("Article", article.pk, page="x", per_page=7)["page_number"] == 1
+
+    client = personas.client(personas.staff_a, HTTP_ACCEPT_LANGUAGE="en")
+    html = client.get("/graph/explore/", {"q": "264"}).content.decode()
+    assert f"({everything} neighbours" in html
+    data = client.get(f"/graph/neighbourhood/Article/{article.pk}.json", {"page": "1"}).json()
+    assert data["total"] == everything and data["page_number"] == 1

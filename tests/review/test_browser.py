@@ -69,6 +69,7 @@ def test_a_reviewer_overrides_a_checklist_verdict_and_approves(demo_site, browse
 
     # Override the first "not shown" checklist verdict of a verified article: the element is shown.
     # The override is an htmx request: the control, the what-if and the coverage change in place.
+    page.evaluate("window.__sameDocument = true")  # gone if anything below reloads the page
     control = page.locator("#candidates article.passed table.checklist td.verdict-no .review-control").first
     verdict_anchor = control.locator("xpath=ancestor::tr").get_attribute("id")
     control.locator("summary").click()
@@ -87,6 +88,7 @@ def test_a_reviewer_overrides_a_checklist_verdict_and_approves(demo_site, browse
     # Accept one evidence item (in place), then the rest of each defendant's verified articles, then approve.
     page.locator("#evidence-items .review-control button.review-accept").first.click()
     page.wait_for_selector("#evidence-items .review-control[data-state=accept]")
+    assert page.evaluate("window.__sameDocument === true"), "accept and override swap fragments, no page reload"
     for position in (0, 1):
         page.goto(f"{demo_site}/review/runs/{run_pk}/?d={position}")
         # The page posts the opening of the judgment it shows (htmx on load; a GET writes nothing).

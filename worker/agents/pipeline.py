@@ -147,6 +147,8 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
     nodes: dict[int, ArticleNode | None] = {}
 
     def add_articles(path: str, pks: Iterable[int], companion: bool = False):
+        pks = list(pks)
+        graph.prefetch_articles(pk for pk in pks if pk not in nodes)
         for pk in pks:
             if pk not in nodes:
                 nodes[pk] = graph.article(pk)
@@ -194,6 +196,7 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
             sparse = dict(retriever.articles_sparse(" ".join([focus, *keywords]), 2 * params.k))
             dense = dict(retriever.articles_dense(focus, 2 * params.k))
             fused = retrieval.fuse(sparse, dense, alpha=params.alpha)
+            graph.prefetch_articles(fused)
             texts = {pk: " ".join(t.text for t in graph.article_texts(pk)[-1:]) for pk in fused}
             for pk, score in retrieval.rerank_by_intent(focus, fused, texts, classifier=intents)[: params.k]:
                 result.hits.append(Hit(path="art", kind="article", pk=pk, score=round(score, 6)))
@@ -203,6 +206,7 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
             result.hits.append(Hit(path="chg", kind="charge", pk=charge, score=round(p, 6)))
             add_articles("chg", [a.pk for a in graph.articles_defining(charge)])
 
+    graph.prefetch_articles_of_cases(cases)
     for pk, paths in cases.items():
         add_articles("case", [a.pk for a in graph.articles_of_case(pk)], companion=True)
     result.candidate_cases = sorted(cases)

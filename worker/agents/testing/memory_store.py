@@ -270,6 +270,12 @@ class InMemoryGraphStore:
         """The article, or None when there is no such article."""
         return self._articles.get(article_pk)
 
+    def prefetch_articles(self, article_pks) -> None:
+        """Nothing to do: everything is in memory already."""
+
+    def prefetch_articles_of_cases(self, case_pks) -> None:
+        """Nothing to do: everything is in memory already."""
+
     def article_texts(self, article_pk: int) -> list[ArticleText]:
         """Every version of the article, oldest first: valid_from ascending (None first), then version pk."""
         versions = [v for v in self._texts.values() if v.article_pk == article_pk]

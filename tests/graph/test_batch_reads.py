@@ -1,0 +1,69 @@
+"""The batch reads of the hot paths (issue 20) answer exactly what the one-item reads answered:
+the set-based SQL of the cases, the batched articles and texts, the numpy-parsed vectors."""
+
+import numpy as np
+import pytest
+
+from apps.corpus.models import Article, DenseVector, Precedent
+from apps.corpus.services.indexing import search_indexes_build
+from apps.graph.retriever import DbRetriever, _cosines, _vectors
+from apps.graph.services.building import graph_build
+from apps.graph.store import AgeGraphStore
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def built(demo_corpus):
+    search_indexes_build()
+    graph_build()
+
+
+def cypher_cases(store, pks):
+    """What AgeGraphStore read for the cases before issue 20: three Cypher queries over the graph."""
+    charges = dict(store._q("MATCH (c:Case)-[:CONVICTED_OF]->(o:Offence) WHERE c.pk IN $pks RETURN c.pk, collect(o.name)",
+                            {"pks": pks}, ("pk", "names")))
+    articles = dict(store._q("MATCH (c:Case)-[:CITES]->(a:Article) WHERE c.pk IN $pks RETURN c.pk, collect(a.pk)",
+                             {"pks": pks}, ("pk", "arts")))
+    heads = {r[0]: r for r in store._q("MATCH (c:Case) WHERE c.pk IN $pks RETURN c.pk, c.ext_id, c.court_level",
+                                       {"pks": pks}, ("pk", "ext", "court"))}
+    return {pk: (heads[pk][1], tuple(sorted(charges.get(pk, []))), tuple(sorted(articles.get(pk, []))),
+                 heads[pk][2] or "") for pk in heads}
+
+
+def test_the_cases_read_by_sql_are_the_graphs_cases(built):
+    pks = list(Precedent.objects.order_by("pk").values_list("pk", flat=True)) + [10**9]  # one that does not exist
+    store = AgeGraphStore()
+    nodes = store.cases(pks)
+    assert len(nodes) == len(pks) - 1
+    assert {c.pk: (c.ext_id, c.charges, c.article_pks, c.court_level) for c in nodes} == cypher_cases(store, pks)
+    assert any(len(c.charges) > 1 for c in nodes) or any(len(c.article_pks) > 1 for c in nodes), "a real test"
+
+
+def test_prefetched_articles_texts_and_citations_equal_the_one_by_one_reads(built):
+    article_pks = list(Article.objects.order_by("pk").values_list("pk", flat=True)) + [10**9]
+    case_pks = list(Precedent.objects.order_by("pk").values_list("pk", flat=True))
+    one_by_one = AgeGraphStore()
+    batched = AgeGraphStore()
+    batched.prefetch_articles(article_pks)
+    batched.prefetch_articles_of_cases(case_pks)
+    assert [batched.article(pk) for pk in article_pks] == [one_by_one.article(pk) for pk in article_pks]
+    assert [batched.article_texts(pk) for pk in article_pks] == [one_by_one.article_texts(pk) for pk in article_pks]
+    assert [batched.articles_of_case(pk) for pk in case_pks] == [one_by_one.articles_of_case(pk) for pk in case_pks]
+    assert any(batched.article_texts(pk) for pk in article_pks) and batched.article(10**9) is None
+
+
+def test_the_vectors_and_their_cosines_equal_pgvectors_own_parse(built):
+    retriever = DbRetriever()
+    index, query = retriever._ontology("盗窃 入户 现金")
+    rows = DenseVector.objects.filter(index=index)
+    theirs = list(rows.values_list("object_id", "vector"))
+    ours = _vectors(rows)
+    assert [pk for pk, _ in theirs] == [pk for pk, _ in ours] and len(ours) > 10
+    assert all(np.array_equal(np.asarray(a, dtype=np.float64), b) for (_, a), (_, b) in zip(theirs, ours))
+    assert _cosines(ours, query) == _cosines(theirs, query)
+    # The retriever's per-run cache answers a second defendant from memory, with the same scores.
+    pks = [pk for pk, _ in theirs]
+    first = retriever.case_scores("盗窃 入户 现金", pks[:8])
+    assert retriever.case_scores("盗窃 入户 现金", pks[:8]) == first == _cosines(
+        [(pk, v) for pk, v in theirs if pk in set(pks[:8])], query)
