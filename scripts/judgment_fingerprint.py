@@ -26,7 +26,7 @@ def fingerprint(cases: Path, n: int, ablations: list[str]) -> list[dict]:
     import django
 
     django.setup()
-    from apps.graph.services.reasoning import judgment_compute
+    from apps.judging.services import judgment_compute
     from worker.agents.types import CaseInput
 
     records = [json.loads(line) for line in cases.read_text(encoding="utf-8").splitlines() if line.strip()][:n]
