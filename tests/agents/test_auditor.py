@@ -46,6 +46,32 @@ def test_a_conjunction_needs_every_concept_and_alternatives_need_one(checker):
     assert shown.satisfied and {"入户", "劫取财物"} <= set(shown.shown), shown
 
 
+def test_concepts_on_the_same_words_are_one_element():
+    items = ["是否敲诈勒索公私财物", "是否随意殴打他人", "是否国家机关工作人员", "是否滥用职权或者玩忽职守", "是否脱逃"]
+    checker = ElementChecker.from_items(items, tokenize=lambda text: [text])
+    # The "勒" of 勒索 is also a word of violence (strangling): the wider concept is the element, so
+    # a threat with a demand for money shows extortion with no violence in the facts.
+    extortion = checker.check("被告人以散布视频为要挟，向其索要人民币十万元。", ["是否敲诈勒索公私财物"])[0]
+    assert extortion.satisfied and extortion.shown == ("敲诈勒索",), extortion
+    # ...and "随意殴打" is not shown by any beating: the inner concept (violence) does not stand for it.
+    assert not checker.check("被告人将被害人殴打致伤。", ["是否随意殴打他人"])[0].satisfied
+    assert checker.check("被告人在街头随意殴打路人。", ["是否随意殴打他人"])[0].satisfied
+
+
+def test_element_only_concepts_need_their_context():
+    items = ["是否国家机关工作人员", "是否滥用职权或者玩忽职守", "是否脱逃", "是否猥亵儿童"]
+    checker = ElementChecker.from_items(items, tokenize=lambda text: [text])
+    official = "被告人薛某（时任某区房管局局长），违反法律规定，将房屋过户到他人名下，造成损失67万元。"
+    shown = checker.check(official, items[:2])
+    assert all(s.satisfied and s.rule == "concepts" for s in shown), shown
+    # an escape needs custody before it: fleeing a scene is not 脱逃
+    assert checker.check("被告人在监狱服刑期间翻越围墙逃离。", ["是否脱逃"])[0].satisfied
+    assert not checker.check("被告人作案后逃离现场。", ["是否脱逃"])[0].satisfied
+    # a child by age: "3周岁" is under fourteen, "30周岁" is not
+    assert checker.check("被告人将被害人李某（3周岁）抱至房间实施猥亵。", ["是否猥亵儿童"])[0].satisfied
+    assert not checker.check("被告人对被害人李某（30周岁）实施猥亵。", ["是否猥亵儿童"])[0].satisfied
+
+
 def test_items_about_the_sentence_are_never_shown(checker):
     support = checker.check("被告人被判处三年以下有期徒刑", ["是否处三年以下有期徒刑"])[0]
     assert not support.satisfied and support.rule == "not_an_element"
