@@ -45,11 +45,13 @@ def run(ctx: Context) -> list[dict]:
             case = CaseInput(facts=record["fact"], defendants=tuple(record.get("defendants", ())[:1]))
             for label, mode, ablation in VARIANTS:
                 budget = Budget(max_calls=settings.LLM_MAX_CALLS_PER_CASE, max_tokens=settings.LLM_MAX_TOKENS_PER_CASE)
-                client = LLMClient(stub.url, "stub-model", max_retries=0, budget=budget)
+                client = LLMClient(stub.url, "stub-model", max_retries=0, budget=budget,
+                                   max_tokens=settings.LLM_MAX_REPLY_TOKENS)
                 stub.state.reset_stats()
                 try:
                     bundle = adjudicate(case, case.defendants[0] if case.defendants else "",
-                                        strategy=LLMStrategy(client, checklist_mode=mode), graph=graph,
+                                        strategy=LLMStrategy(client, checklist_mode=mode,
+                                                                         context_tokens=settings.LLM_CONTEXT_TOKENS), graph=graph,
                                         retriever=retriever, params=Params.for_ablation(ablation))
                     status = bundle.judgment.status.value
                     capped[label] += "budget" in status

@@ -95,7 +95,8 @@ def llm_client(*, per_case_budget: bool = True):
 
     # One breaker for all processes: when the server is down, no worker keeps knocking on it.
     return LLMClient(settings.LLM_BASE_URL, settings.LLM_MODEL, api_key=settings.LLM_API_KEY or None,
-                     timeout_s=settings.LLM_TIMEOUT_S, budget=budget, breaker=model_circuit())
+                     timeout_s=settings.LLM_TIMEOUT_S, max_tokens=settings.LLM_MAX_REPLY_TOKENS, budget=budget,
+                     breaker=model_circuit())
 
 
 def llm_strategy():
@@ -104,7 +105,8 @@ def llm_strategy():
 
     return STRATEGY_CLASSES["llm"](llm_client(), checklist_mode=settings.LLM_CHECKLIST_MODE,
                                    keyword_expansion=settings.LLM_KEYWORD_EXPANSION,
-                                   research_choices=settings.LLM_RESEARCH_CHOICES)
+                                   research_choices=settings.LLM_RESEARCH_CHOICES,
+                                   context_tokens=settings.LLM_CONTEXT_TOKENS)
 
 
 # kind → how this deployment builds it (the classes are in worker/agents/strategies/registry.py).

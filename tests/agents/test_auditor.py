@@ -172,3 +172,21 @@ def test_the_training_command_writes_the_artefact_and_the_gate_report(tmp_path):
     second = json.loads((tmp_path / "r2.json").read_text())
     assert second["baseline_metrics"]["weighted_exact_articles"] == first["metrics"]["weighted_exact_articles"]
     assert "rule_sim" not in ArticleAuditor.load(tmp_path / "again").features
+
+
+def test_all_candidates_checked_in_one_pass_get_the_verdicts_of_one_by_one():
+    from worker.agents.graph_types import ChecklistEntry
+    from worker.agents.strategies.statistical import StatisticalStrategy
+
+    strategy = StatisticalStrategy()
+    robbery = [ChecklistEntry(pk=n, version_pk=1, order=n, question=q) for n, q in enumerate(ROBBERY_ITEMS, start=1)]
+    theft = [ChecklistEntry(pk=10 + n, version_pk=2, order=n, question=q) for n, q in enumerate(THEFT_ITEMS, start=1)]
+    def article(pk, key):
+        return ArticleAudit(article_pk=pk, key=key, label=key, charges=[], version_pk=pk, text="", in_force=True)
+
+    pairs = [(article(1, "263"), robbery), (article(2, "264"), theft), (article(3, "266"), [])]
+    strategy.verify_checklists(THEFT, pairs)
+    for article, items in pairs:
+        assert article.items == strategy.verify_items(THEFT, article, items)
+    assert [len(a.items) for a, _ in pairs] == [3, 3, 0]
+    assert any(i.satisfied for i in pairs[1][0].items) and not any(i.satisfied for i in pairs[0][0].items)

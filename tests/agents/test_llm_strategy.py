@@ -20,7 +20,7 @@ PARAMS = Params(paths=("chg",))
 
 
 def good_replies(graph, *, adjudication=None):
-    items = graph.checklist(5)
+    items = graph.checklist(5, 52)  # the version in force on the offence date
     return [
         {"defendant": [], "behaviour": ["入户", "秘密窃取"], "victim": ["财物为现金"], "mental": ["以非法占有为目的"]},
         {"charges": ["盗窃罪"], "reasoning": "入户窃取现金"},
@@ -136,6 +136,116 @@ def test_an_unverified_judgment_from_the_model_is_rejected(reasoning, articles, 
                     "term": {"months": 10, "life": False, "death": False}, "reasoning": reasoning}
     bundle = run(ScriptedClient(good_replies(graph, adjudication=adjudication)), graph)
     assert bundle.judgment.status == Status.UNRESOLVED_CITATION
+
+
+# --- several candidate articles: batched checklists and decisions ------------------------------
+
+SPAN = "秘密窃取现金人民币五千元"
+
+
+def two_article_replies(graph, *, fraud_satisfied=False, leave_out=0):
+    """Theft (264, five items) and fraud (266, four items) are both pre-judged."""
+    theft, fraud = graph.checklist(5), graph.checklist(6)
+    answers = [{"id": i.pk, "verdict": True, "reasoning": "事实支持", "fact_span": SPAN} for i in theft]
+    answers += [{"id": i.pk, "verdict": fraud_satisfied, "reasoning": "无证据" if not fraud_satisfied else "事实支持",
+                 "fact_span": SPAN if fraud_satisfied else ""} for i in fraud]
+    return theft, fraud, [
+        {"defendant": [], "behaviour": ["秘密窃取"], "victim": [], "mental": []},
+        {"charges": ["盗窃罪", "诈骗罪"], "reasoning": "窃取或骗取"},
+        {"items": answers[:len(answers) - leave_out]},
+    ]
+
+
+ADJUDICATION = {"acts": [{"description": "入户盗窃", "articles": ["264"]}], "charges": ["盗窃罪"], "articles": ["264"],
+                "term": {"months": 10, "life": False, "death": False}, "reasoning": "依照第二百六十四条[1]，构成盗窃罪[2]。"}
+
+
+def stages_of(bundle):
+    return [r["prompt"]["stage"] for r in bundle.llm_records]
+
+
+def test_the_checklists_of_several_articles_share_one_call_and_an_unsupported_article_costs_no_decision():
+    graph = tiny_legal_graph()
+    _theft, fraud, replies = two_article_replies(graph)
+    client = ScriptedClient(replies + [{"applies": True, "reasoning": "要件齐备"}, ADJUDICATION])
+    client.max_tokens = 4096
+    bundle = run(client, graph)
+    assert bundle.judgment.status == Status.JUDGED, bundle.judgment.message
+    assert stages_of(bundle) == ["features", "predict_charges", "checklist_batch", "article_decision", "adjudicate"]
+    by_key = {a.key: a for a in bundle.audit.articles}
+    assert all(i.satisfied for i in by_key["264"].items) and len(by_key["266"].items) == len(fraud)
+    assert not by_key["266"].passed and by_key["266"].why["code"] == "article.no_element"
+
+
+def test_an_item_the_batched_reply_leaves_out_is_asked_alone():
+    graph = tiny_legal_graph()
+    _theft, fraud, replies = two_article_replies(graph, leave_out=1)
+    alone = {"verdict": False, "reasoning": "无证据", "fact_span": ""}
+    client = ScriptedClient(replies + [alone, {"applies": True, "reasoning": "要件齐备"}, ADJUDICATION])
+    client.max_tokens = 4096
+    bundle = run(client, graph)
+    assert stages_of(bundle).count("checklist_item") == 1, stages_of(bundle)
+    asked = bundle.llm_records[stages_of(bundle).index("checklist_item")]
+    assert asked["result"]["value"] == alone
+    assert [i.item_pk for i in {a.key: a for a in bundle.audit.articles}["266"].items] == [i.pk for i in fraud]
+
+
+def test_a_reply_refused_for_leaving_items_out_keeps_its_verdicts_and_asks_only_the_rest():
+    import json
+
+    from worker.agents.llm import ModelOutputInvalid
+
+    graph = tiny_legal_graph()
+    _theft, fraud, replies = two_article_replies(graph)
+    batch = replies.pop()["items"]
+    partial = json.dumps({"items": batch[:-2]}, ensure_ascii=False)  # a server without structured output
+    alone = {"verdict": False, "reasoning": "无证据", "fact_span": ""}
+    replies += [ModelOutputInvalid("items: expected 9 items", raw_text=partial), alone, alone]
+    client = ScriptedClient(replies + [{"applies": True, "reasoning": "要件齐备"}, ADJUDICATION])
+    client.max_tokens = 4096
+    bundle = run(client, graph)
+    assert stages_of(bundle)[2:5] == ["checklist_batch", "checklist_item", "checklist_item"], stages_of(bundle)
+    assert bundle.judgment.status == Status.JUDGED, bundle.judgment.message
+    assert all(i.satisfied for i in {a.key: a for a in bundle.audit.articles}["264"].items)
+
+
+def test_a_batch_whose_reply_does_not_parse_is_split():
+    from worker.agents.llm import ModelOutputInvalid
+
+    graph = tiny_legal_graph()
+    theft, fraud, replies = two_article_replies(graph)
+    batch = replies.pop()["items"]
+    replies += [ModelOutputInvalid("cut off", raw_text='{"items": [{'),
+                {"items": batch[:len(theft)]}, {"items": batch[len(theft):]}]
+    client = ScriptedClient(replies + [{"applies": True, "reasoning": "要件齐备"}, ADJUDICATION])
+    client.max_tokens = 4096
+    bundle = run(client, graph)
+    assert stages_of(bundle)[2:5] == ["checklist_batch", "checklist_article", "checklist_article"]
+    assert bundle.judgment.status == Status.JUDGED, bundle.judgment.message
+
+
+def test_a_small_reply_budget_keeps_the_articles_apart():
+    graph = tiny_legal_graph()
+    theft, fraud, replies = two_article_replies(graph)
+    batch = replies.pop()["items"]
+    replies += [{"items": batch[:len(theft)]}, {"items": batch[len(theft):]}]
+    client = ScriptedClient(replies + [{"applies": True, "reasoning": "要件齐备"}, ADJUDICATION])
+    client.max_tokens = 120 * 6  # six items' replies: the nine items of both articles do not fit one call
+    bundle = run(client, graph)
+    assert stages_of(bundle)[2:4] == ["checklist_article", "checklist_article"]
+
+
+def test_the_supported_articles_are_decided_in_one_call():
+    graph = tiny_legal_graph()
+    _theft, _fraud, replies = two_article_replies(graph, fraud_satisfied=True)
+    decision = {"articles": [{"key": "264", "applies": True, "reasoning": "要件齐备"},
+                             {"key": "266", "applies": False, "reasoning": "无虚构事实"}]}
+    client = ScriptedClient(replies + [decision, ADJUDICATION])
+    client.max_tokens = 4096
+    bundle = run(client, graph)
+    assert stages_of(bundle) == ["features", "predict_charges", "checklist_batch", "articles_decision", "adjudicate"]
+    by_key = {a.key: a for a in bundle.audit.articles}
+    assert by_key["264"].passed and not by_key["266"].passed and by_key["266"].reason == "无虚构事实"
 
 
 # --- over real HTTP --------------------------------------------------------------

@@ -47,6 +47,17 @@ STAGE_DATA = {
         "satisfied": [{"id": 7, "question": "是否以非法占有为目的？", "reasoning": "秘密窃取"}],
         "failed": [],
     },
+    "checklist_batch": {
+        "articles": [{**ARTICLE, "interpretations": [1]}, {"key": "266", "label": "第二百六十六条", "text": "诈骗公私财物……",
+                                                           "interpretations": [1]}],
+        "interpretations": [{"id": 1, "source": "最高法解释", "text": "数额较大的标准……"}],
+        "items": [{"id": 7, "article": "264", "question": "是否秘密窃取？"}, {"id": 9, "article": "266", "question": "是否虚构事实？"}],
+    },
+    "articles_decision": {
+        "articles": [{**ARTICLE, "interpretations": [], "satisfied": [{"id": 7, "question": "是否秘密窃取？"}], "failed": []},
+                     {"key": "266", "label": "第二百六十六条", "text": "诈骗公私财物……", "interpretations": [],
+                      "satisfied": [{"id": 9, "question": "是否虚构事实？"}], "failed": []}],
+    },
     "adjudicate": {
         "evidence": [
             {"kind": "article", "ref": "264", "text": ARTICLE["text"]},
@@ -72,7 +83,7 @@ def block(content, name):
 def test_the_stage_list_is_complete():
     assert set(STAGES) == {
         "features", "focus", "rerank_cases", "pick_community", "predict_charges",
-        "checklist_item", "checklist_article", "article_decision", "adjudicate",
+        "checklist_item", "checklist_article", "article_decision", "checklist_batch", "articles_decision", "adjudicate",
     }  # fmt: skip
     assert set(SCHEMAS) == set(STAGES)
     assert PROMPT_VERSION
@@ -203,6 +214,14 @@ def test_schemas_are_narrowed_to_the_offered_ids():
     assert validate({"items": [{"id": 7, **item}]}, checklist)  # every item, not fewer
     assert validate({"items": [{"id": 7, **item}, {"id": 9, **item}]}, checklist)
 
+    batch = build("checklist_batch").schema
+    assert validate({"items": [{"id": 7, **item}, {"id": 9, **item}]}, batch) == []
+    assert validate({"items": [{"id": 9, **item}]}, batch)  # every item of every article
+    assert validate({"items": [{"id": 7, **item}, {"id": 8, **item}]}, batch)  # never an id not offered
+    decision = build("articles_decision").schema
+    assert validate({"articles": [{"key": "266", "applies": False, "reasoning": ""}]}, decision) == []
+    assert validate({"articles": [{"key": "999", "applies": True, "reasoning": ""}]}, decision)
+
     charges = build("predict_charges").schema
     assert validate({"charges": ["抢劫罪"], "reasoning": ""}, charges)
     assert "<<<CHARGES" in build("predict_charges").messages[1]["content"]
@@ -254,6 +273,9 @@ def test_citations_are_read_in_every_bracket_form():
         ("checklist_item", {**STAGE_DATA["checklist_item"], "item": {"question": "缺 id"}}),
         ("checklist_item", {"item": {"id": 1, "question": "缺法条"}}),
         ("checklist_article", {**STAGE_DATA["checklist_article"], "items": []}),
+        ("checklist_batch", {**STAGE_DATA["checklist_batch"], "items": [{"id": 1, "article": "133", "question": "?"}]}),
+        ("checklist_batch", {**STAGE_DATA["checklist_batch"], "interpretations": [{"text": "缺 id"}]}),
+        ("articles_decision", {"articles": []}),
         ("adjudicate", {"evidence": []}),
         ("adjudicate", {"evidence": [{"kind": "rumour", "text": "x"}]}),
         ("rerank_cases", {"candidates": [{"id": 1}, {"id": 1}]}),

@@ -271,6 +271,7 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
     The decision comes after every candidate's items are known: the statistical Auditor weighs an article
     against the other candidates (worker.agents.signals). ``progress`` hears of each decided article."""
     result = Audit()
+    to_check = []
     for pk in found.candidate_articles:
         node = graph.article(pk)
         texts = graph.article_texts(pk)
@@ -288,8 +289,9 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
         interpretations = graph.interpretations(pk)
         entry.interpretations = [i.pk for i in interpretations]
         entry.interpretation_texts = [f"{i.source}{i.para}　{i.text}" for i in interpretations[:3]]
-        if params.use_auditor:
-            entry.items = strategy.verify_items(focus, entry, items)
+        to_check.append((entry, items))
+    if params.use_auditor:
+        strategy.verify_checklists(focus, to_check)
 
     decided = 0
 

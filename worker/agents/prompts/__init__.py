@@ -36,7 +36,7 @@ from worker.agents.prompts.schemas import MAX_TERM_MONTHS, SCHEMAS, STAGES, narr
 
 # Bump on any change of wording, layout or schema: it is stored with every
 # judgment and enters the evidence-bundle hash.
-PROMPT_VERSION = "lextrace-prompts/2026-12.1"
+PROMPT_VERSION = "lextrace-prompts/2026-12.2"
 LANGS: tuple[str, ...] = ("zh", "en")
 _TEXTS: dict[str, ModuleType] = {"zh": zh, "en": en}
 EVIDENCE_KINDS = ("article", "interpretation", "checklist", "precedent", "fact")
@@ -142,6 +142,30 @@ def _item_record(item: Mapping) -> dict:
     return out
 
 
+def _batch_articles(articles: Sequence, *, decided: bool) -> list[dict]:
+    out = []
+    for a in articles:
+        record = _article_record(a)
+        record["interpretations"] = [int(i) for i in a.get("interpretations", ())]
+        if decided:
+            record["satisfied"] = [_item_record(i) for i in a.get("satisfied", ())]
+            record["failed"] = [_item_record(i) for i in a.get("failed", ())]
+        out.append(record)
+    if len({r["key"] for r in out}) != len(out):
+        raise ValueError("article keys must be distinct")
+    return out
+
+
+def _interpretation_list(interpretations: Sequence[Mapping]) -> list[dict]:
+    """Interpretations shown once per call, each with an id the articles refer to."""
+    out = []
+    for i in interpretations:
+        if not isinstance(i, Mapping) or "id" not in i or "text" not in i:
+            raise ValueError("a listed interpretation needs 'id' and 'text'")
+        out.append({"id": int(i["id"]), "source": str(i.get("source", "")), "text": i["text"]})
+    return out
+
+
 def evidence_records(evidence: Sequence[Mapping]) -> list[dict]:
     """The evidence list as shown to the adjudicator: ``n`` is position + 1."""
     out = []
@@ -203,6 +227,19 @@ def _stage_data(stage: str, t: ModuleType, data: dict[str, Any]) -> tuple[list[s
         else:
             sections.append(_labelled(t, "SATISFIED", json_lines([_item_record(i) for i in take("satisfied", ())])))
             sections.append(_labelled(t, "FAILED", json_lines([_item_record(i) for i in take("failed", ())])))
+    elif stage in ("checklist_batch", "articles_decision"):
+        articles = _batch_articles(take("articles", required=True), decided=stage == "articles_decision")
+        sections.append(_labelled(t, "ARTICLES", json_lines(articles)))
+        sections.append(_labelled(t, "INTERPRETATION_LIST", json_lines(_interpretation_list(take("interpretations", ())))))
+        if stage == "checklist_batch":
+            items = [{**_item_record(i), "article": str(i["article"])} for i in take("items", required=True)]
+            unknown = {i["article"] for i in items} - {a["key"] for a in articles}
+            if unknown:
+                raise ValueError(f"items of articles not offered: {sorted(unknown)}")
+            narrow_args["items"] = items
+            sections.append(_labelled(t, "ARTICLE_ITEMS", json_lines(items)))
+        else:
+            narrow_args["article_keys"] = [a["key"] for a in articles]
     elif stage == "adjudicate":
         records = evidence_records(take("evidence", required=True))
         if not records:
@@ -237,6 +274,11 @@ def build_prompt(stage: str, lang: str = "zh", *, facts: str, defendant: str = "
     - ``checklist_article``: ``article``, ``interpretations``, ``items`` [{id, question}]
     - ``article_decision``: ``article``, ``interpretations``, ``satisfied`` and
       ``failed`` [{id, question, reasoning?}]
+    - ``checklist_batch``: several articles in one call: ``articles`` [{key, label, text,
+      interpretations: [id]}], ``interpretations`` [{id, source, text}] (each shown once),
+      ``items`` [{id, article: key, question}]
+    - ``articles_decision``: ``articles`` [{key, label, text, interpretations, satisfied, failed}],
+      ``interpretations`` [{id, source, text}]
     - ``adjudicate``: ``evidence`` [{kind, ref, text}] numbered from 1,
       ``article_keys`` (default: refs of kind "article"), ``charges`` (optional vocabulary)
     """

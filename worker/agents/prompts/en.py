@@ -30,6 +30,9 @@ BLOCK_LABELS = {
     "SATISFIED": "Items already judged satisfied (one JSON object per line; may be incomplete):",
     "FAILED": "Items already judged not satisfied (one JSON object per line; may be incomplete):",
     "EVIDENCE": "Verified evidence list (one JSON object per line; n is the evidence number):",
+    "ARTICLES": "Candidate articles (one JSON object per line; interpretations are the ids of their interpretations):",
+    "INTERPRETATION_LIST": "Related judicial interpretations (one JSON object per line, id is its number; may be empty):",
+    "ARTICLE_ITEMS": "The candidate articles' checklist items (one JSON object per line; article is the key of its article):",
 }
 
 CHARGES_RESTRICTED = "Choose charges only from the CHARGES data block and copy their wording exactly."
@@ -64,6 +67,13 @@ Output JSON: {"verdict": true or false, "reasoning": "...", "fact_span": "..."}"
 Output JSON: {"items": [{"id": id, "verdict": true or false, "reasoning": "...", "fact_span": "..."}, ...]}""",
     "article_decision": """The ARTICLE data block is a candidate article; SATISFIED and FAILED are the checklist items already judged satisfied and not satisfied. Both lists may be incomplete. Using the article text, the interpretations and the case facts, decide whether the article applies to this defendant: it applies only if every constituent element is supported by the facts.
 Output JSON: {"applies": true or false, "reasoning": "a short reason"}""",
+    "checklist_batch": """The ARTICLES data block lists candidate articles, INTERPRETATION_LIST the judicial interpretations they refer to, and ARTICLE_ITEMS the items of these articles' checklists of constituent elements, each naming its article. Decide every item from the case facts alone, giving one object per item with the id used in ARTICLE_ITEMS, and each item once.
+- verdict: true when the facts show it is satisfied; false when it is not, or when the facts are not enough to establish it.
+- reasoning: a short explanation.
+- fact_span: a passage copied character for character from the FACTS data block that supports the decision (at most 200 characters). Required when verdict is true; when no passage supports the item, verdict must be false and fact_span the empty string.
+Output JSON: {"items": [{"id": id, "verdict": true or false, "reasoning": "...", "fact_span": "..."}, ...]}""",
+    "articles_decision": """The ARTICLES data block lists candidate articles, each with the checklist items already judged satisfied and failed (both lists may be incomplete); INTERPRETATION_LIST holds the interpretations they refer to. Using the article texts, the interpretations and the case facts, decide for each article whether it applies to this defendant: it applies only if every constituent element is supported by the facts. Give one object per article with the key used in ARTICLES.
+Output JSON: {"articles": [{"key": "article key", "applies": true or false, "reasoning": "a short reason"}, ...]}""",
     "adjudicate": """Give the judgment. The EVIDENCE data block is the verified evidence list, one item per line: n is the evidence number (starting at 1), kind its type (article, interpretation, checklist = a checklist conclusion, precedent, fact), and ref its identifier (for an article, ref is the article number). Decide by these rules:
 1. First count the defendant's independent criminal acts, and give each one an entry in acts: a short description and the articles it violates.
 2. When one act violates several articles (imaginative concurrence), punish it under the heavier one only.

@@ -63,6 +63,8 @@ SCHEMAS: dict[str, dict] = {
     "checklist_item": _obj(**_VERDICT),
     "checklist_article": _obj(items=_list(_obj(id={"type": "integer"}, **_VERDICT), min_items=1)),
     "article_decision": _obj(applies={"type": "boolean"}, reasoning=_str()),
+    "checklist_batch": _obj(items=_list(_obj(id={"type": "integer"}, **_VERDICT), min_items=1)),
+    "articles_decision": _obj(articles=_list(_obj(key=_str(1), applies={"type": "boolean"}, reasoning=_str()), min_items=1)),
     "adjudicate": _obj(
         acts=_list(_obj(description=_str(1), articles=_list(_str(1), min_items=1)), min_items=1),
         charges=_list(_str(1), min_items=1),
@@ -123,6 +125,20 @@ def narrow(
             raise ValueError("checklist_article needs at least one item")
         props["items"]["items"]["properties"]["id"] = _enum(ids, "integer")
         props["items"]["minItems"] = props["items"]["maxItems"] = len(ids)
+    elif stage == "checklist_batch":
+        # Several articles in one call, every item answered (a constrained decoder writes them all; a
+        # server without structured output may leave some out: LLMStrategy asks those on their own).
+        ids = _ids(items, "checklist item")
+        if not ids:
+            raise ValueError("checklist_batch needs at least one item")
+        props["items"]["items"]["properties"]["id"] = _enum(ids, "integer")
+        props["items"]["minItems"] = props["items"]["maxItems"] = len(ids)
+    elif stage == "articles_decision":
+        keys = [str(k) for k in article_keys or ()]
+        if not keys:
+            raise ValueError("articles_decision needs at least one article")
+        props["articles"]["items"]["properties"]["key"] = _enum(keys, "string")
+        props["articles"]["maxItems"] = len(keys)
     elif stage == "adjudicate":
         if article_keys is not None:
             keys = [str(k) for k in article_keys]

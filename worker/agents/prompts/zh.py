@@ -30,6 +30,9 @@ BLOCK_LABELS = {
     "SATISFIED": "已判断为满足的检查项（每行一个 JSON 对象，可能不完整）：",
     "FAILED": "已判断为不满足的检查项（每行一个 JSON 对象，可能不完整）：",
     "EVIDENCE": "经核验的证据清单（每行一个 JSON 对象，n 为证据编号）：",
+    "ARTICLES": "候选法条（每行一个 JSON 对象，interpretations 为所涉司法解释的 id）：",
+    "INTERPRETATION_LIST": "相关司法解释（每行一个 JSON 对象，id 为其编号，可能为空）：",
+    "ARTICLE_ITEMS": "各候选法条的检查项（每行一个 JSON 对象，article 为所属法条的 key）：",
 }
 
 CHARGES_RESTRICTED = "罪名只能从 CHARGES 数据块中选择，照抄其写法。"
@@ -64,6 +67,13 @@ INSTRUCTIONS = {
 输出 JSON：{"items": [{"id": id, "verdict": true 或 false, "reasoning": "...", "fact_span": "..."}, ...]}""",
     "article_decision": """ARTICLE 数据块是一个候选法条，SATISFIED 和 FAILED 分别是已判断为满足和不满足的检查项。这两个清单可能不完整，请结合法条原文、司法解释和本案事实，判断该法条是否适用于本案被告人：构成要件均有事实支持时才适用。
 输出 JSON：{"applies": true 或 false, "reasoning": "简要理由"}""",
+    "checklist_batch": """ARTICLES 数据块是若干候选法条，INTERPRETATION_LIST 是它们所涉的司法解释，ARTICLE_ITEMS 是这些法条构成要件检查清单的检查项，每项注明所属法条。请只依据本案事实逐项判断，每一项输出一个对象，id 与 ARTICLE_ITEMS 中的 id 一致；同一项只输出一次。
+- verdict：事实表明满足时为 true；不满足，或事实不足以认定时为 false。
+- reasoning：简要说明理由。
+- fact_span：从 FACTS 数据块中逐字摘录支持该判断的一段原文（不超过 200 字）。verdict 为 true 时必须给出；找不到可以支持的原文时，verdict 应为 false，fact_span 为空字符串。
+输出 JSON：{"items": [{"id": id, "verdict": true 或 false, "reasoning": "...", "fact_span": "..."}, ...]}""",
+    "articles_decision": """ARTICLES 数据块是若干候选法条，每个法条附有已判断为满足（satisfied）和不满足（failed）的检查项，这两个清单可能不完整；INTERPRETATION_LIST 是所涉司法解释。请结合法条原文、司法解释和本案事实，逐条判断该法条是否适用于本案被告人：构成要件均有事实支持时才适用。每个法条输出一个对象，key 与 ARTICLES 中的 key 一致。
+输出 JSON：{"articles": [{"key": "法条 key", "applies": true 或 false, "reasoning": "简要理由"}, ...]}""",
     "adjudicate": """请作出裁判。EVIDENCE 数据块是经过核验的证据清单，每行一项：n 为证据编号（从 1 开始），kind 为类别（article 法条、interpretation 司法解释、checklist 检查项结论、precedent 判例、fact 案件事实），ref 为其标识（法条的 ref 即法条编号）。按以下规则裁判：
 1. 先数清被告人实施了几个独立的犯罪行为，每个行为在 acts 中写一项：行为概述及其触犯的法条。
 2. 一个行为同时触犯数个法条的（想象竞合），择一重罪处罚，只适用处罚较重的法条。

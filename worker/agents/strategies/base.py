@@ -43,6 +43,12 @@ class Strategy:
     def verify_items(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> list[ItemVerdict]:
         raise NotImplementedError
 
+    def verify_checklists(self, focus: str, pairs: list[tuple[ArticleAudit, list[ChecklistEntry]]]) -> None:
+        """Set the items of every candidate article. One article at a time unless a strategy can check
+        several together (the LLM strategy batches them into as few calls as its context allows)."""
+        for article, items in pairs:
+            article.items = self.verify_items(focus, article, items)
+
     def decide_articles(self, focus: str, articles: list[ArticleAudit], research: Research, graph: GraphStore,
                         on_decided: Callable[[ArticleAudit], None]) -> None:
         """Set passed, score, reason and why of every article (their items are verified); call

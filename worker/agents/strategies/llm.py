@@ -12,6 +12,7 @@ from __future__ import annotations
 from worker.agents import reasons
 from worker.agents.features import CaseFeatures
 from worker.agents.graph_types import DIMENSIONS, ChecklistEntry, Term
+from worker.agents.llm.jsonparse import JSONParseError, parse_json_strict
 from worker.agents.llm import BudgetExceeded, LLMError, ModelOutputInvalid, ModelRequestRejected, ModelUnavailable
 from worker.agents.pipeline import StageFailure
 from worker.agents.ports import GraphStore
@@ -21,8 +22,56 @@ from worker.agents.strategies.base import Strategy
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
 
 
+# What one batched call is budgeted at beyond its data: the system prompt, the instructions and the
+# block labels (about 1,400 characters in Chinese), and the reply per checklist item or per article.
+PROMPT_OVERHEAD_CHARS = 1600
+ITEM_REPLY_TOKENS = 120
+DECISION_REPLY_TOKENS = 120
+
+
 def _article_record(article: ArticleAudit) -> dict:
     return {"key": article.key, "label": article.label, "text": article.text}
+
+
+def _interpretations(article: ArticleAudit) -> list[tuple[int, str]]:
+    """The interpretations shown with an article (its first three), with their ids."""
+    return list(zip(article.interpretations, article.interpretation_texts))
+
+
+_VERDICT_KEYS = {"id", "verdict", "reasoning", "fact_span"}
+
+
+def _partial_verdicts(error, offered: set[int]) -> list[dict]:
+    """The well-formed verdicts of offered items in a reply refused as a whole (it left items out)."""
+    try:
+        value = parse_json_strict(getattr(error, "raw_text", "") or "", allow_fence=True)
+    except JSONParseError:
+        return []
+    answers = value.get("items") if isinstance(value, dict) else None
+    if not isinstance(answers, list):
+        return []
+    return [a for a in answers if isinstance(a, dict) and set(a) == _VERDICT_KEYS and type(a["id"]) is int
+            and a["id"] in offered and isinstance(a["verdict"], bool) and isinstance(a["reasoning"], str)
+            and isinstance(a["fact_span"], str)]
+
+
+def _data_chars(article: ArticleAudit, items: list[ChecklistEntry], seen: set[int]) -> int:
+    """What an article adds to a batched checklist prompt (interpretations already in it are not repeated)."""
+    texts = [t for pk, t in _interpretations(article) if pk not in seen]
+    return len(article.text) + sum(len(i.question) + 24 for i in items) + sum(len(t) + 16 for t in texts) + 64
+
+
+def _batch_articles(batch) -> list[dict]:
+    return [{**_article_record(a), "interpretations": [pk for pk, _ in _interpretations(a)]} for a, _ in batch]
+
+
+def _batch_interpretations(articles) -> list[dict]:
+    """Each interpretation once, however many of the batch's articles it explains."""
+    out: dict[int, dict] = {}
+    for article in articles:
+        for pk, text in _interpretations(article):
+            out.setdefault(pk, {"id": pk, "text": text})
+    return list(out.values())
 
 
 class LLMStrategy(Strategy):
@@ -31,18 +80,22 @@ class LLMStrategy(Strategy):
     CHECKLIST_MODES = ("article", "item")
 
     def __init__(self, client, *, lang: str = "zh", checklist_mode: str = "article", keyword_expansion: bool = False,
-                 research_choices: bool = False):
+                 research_choices: bool = False, context_tokens: int = 8192):
         """``checklist_mode``: "article" decides all items of an article in one call; "item" makes one
         call per item, as the paper's Auditor does (more calls, shorter prompts). ``keyword_expansion``:
         one more call per defendant, IRAC keywords for the sparse article search (the pipeline calls
         ``expand_keywords`` when it is not None). ``research_choices``: two more calls per defendant, the
         model picks the community among the best scored ones and keeps the most similar precedents of the
-        semantic path (the pipeline calls ``pick_community`` / ``select_cases`` when they are not None)."""
+        semantic path (the pipeline calls ``pick_community`` / ``select_cases`` when they are not None).
+        ``context_tokens``: the server's context window; in "article" mode the checklists of several
+        candidate articles share one call as long as the prompt and the expected reply fit in it and
+        in the client's ``max_tokens``."""
         if checklist_mode not in self.CHECKLIST_MODES:
             raise ValueError(f"checklist_mode must be one of {self.CHECKLIST_MODES}, got {checklist_mode!r}")
         self.client = client
         self.lang = lang
         self.checklist_mode = checklist_mode
+        self.context_tokens = int(context_tokens)
         self.records: list[dict] = []
         self.expand_keywords = self._expand_keywords if keyword_expansion else None
         self.pick_community = self._pick_community if research_choices else None
@@ -127,23 +180,96 @@ class LLMStrategy(Strategy):
         # The model gives no probability: every pre-judged charge counts fully.
         return [(c, 1.0) for c in list(dict.fromkeys(charges))[:k]]
 
+    def verify_checklists(self, focus: str, pairs: list[tuple[ArticleAudit, list[ChecklistEntry]]]) -> None:
+        """In "article" mode the checklists of several articles go in one call (as many as fit); an item
+        the reply leaves out is asked on its own, and a batch whose reply does not parse is split."""
+        if self.checklist_mode == "item":
+            super().verify_checklists(focus, pairs)
+            return
+        for article, items in pairs:
+            if not items:
+                article.items = []
+        for batch in self._batches(focus, [(a, items) for a, items in pairs if items]):
+            self._verify_batch(focus, batch)
+
     def verify_items(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> list[ItemVerdict]:
         if not items:
             return []
         if self.checklist_mode == "item":
+            return self._verdicts(focus, items, self._answers_per_item(focus, article, items))
+        try:
+            value = self._call("checklist_article", facts=focus, article=_article_record(article),
+                               interpretations=article.interpretation_texts,
+                               items=[{"id": i.pk, "question": i.question} for i in items])
+            answers = {a["id"]: a for a in value["items"]}
+        except StageFailure as failure:
+            if failure.status != Status.UNPARSEABLE_OUTPUT or len(items) < 2:
+                raise
+            # One reply for every item can outgrow max_tokens on a small model (cut off, unparseable):
+            # ask item by item for this article; a failure there is final. Both are recorded.
             answers = self._answers_per_item(focus, article, items)
-        else:
-            try:
-                value = self._call("checklist_article", facts=focus, article=_article_record(article),
-                                   interpretations=article.interpretation_texts,
-                                   items=[{"id": i.pk, "question": i.question} for i in items])
-                answers = {a["id"]: a for a in value["items"]}
-            except StageFailure as failure:
-                if failure.status != Status.UNPARSEABLE_OUTPUT or len(items) < 2:
-                    raise
-                # One reply for every item can outgrow max_tokens on a small model (cut off, unparseable):
-                # ask item by item for this article; a failure there is final. Both are recorded.
-                answers = self._answers_per_item(focus, article, items)
+        return self._verdicts(focus, items, answers)
+
+    def _budget(self, focus: str) -> tuple[int, int]:
+        """Room for the data of one batched call, in characters of prompt and in checklist items.
+
+        One token per character is assumed for the prompt (Chinese runs 1.3–1.5 characters per token
+        in the Qwen family's tokenizers, so this errs on the safe side); the reply is budgeted at
+        ITEM_REPLY_TOKENS per item within the client's ``max_tokens``."""
+        reply = int(getattr(self.client, "max_tokens", 1024))
+        fixed = len(focus) + PROMPT_OVERHEAD_CHARS
+        return max(0, self.context_tokens - reply - fixed), max(1, reply // ITEM_REPLY_TOKENS)
+
+    def _batches(self, focus: str, pairs: list[tuple[ArticleAudit, list[ChecklistEntry]]]):
+        """Consecutive groups of articles whose data and replies fit one call (an article too big for
+        a shared call goes alone, as before)."""
+        room, max_items = self._budget(focus)
+        batch: list = []
+        size = n_items = 0
+        seen: set[int] = set()
+        for article, items in pairs:
+            cost = _data_chars(article, items, seen)
+            if batch and (size + cost > room or n_items + len(items) > max_items):
+                yield batch
+                batch, size, n_items, seen = [], 0, 0, set()
+                cost = _data_chars(article, items, seen)
+            batch.append((article, items))
+            seen.update(pk for pk, _ in _interpretations(article))
+            size += cost
+            n_items += len(items)
+        if batch:
+            yield batch
+
+    def _verify_batch(self, focus: str, batch: list[tuple[ArticleAudit, list[ChecklistEntry]]]) -> None:
+        if len(batch) == 1:
+            article, items = batch[0]
+            article.items = self.verify_items(focus, article, items)
+            return
+        try:
+            value = self._call("checklist_batch", facts=focus, articles=_batch_articles(batch),
+                               interpretations=_batch_interpretations(a for a, _ in batch),
+                               items=[{"id": i.pk, "article": a.key, "question": i.question} for a, items in batch for i in items])
+        except StageFailure as failure:
+            if failure.status != Status.UNPARSEABLE_OUTPUT:
+                raise
+            # A reply that left items out (a server without structured output) keeps its well-formed
+            # verdicts; one that is cut off or malformed is asked again in two halves.
+            value = {"items": _partial_verdicts(failure.__cause__, {i.pk for _, items in batch for i in items})}
+            if not value["items"]:
+                half = len(batch) // 2
+                self._verify_batch(focus, batch[:half])
+                self._verify_batch(focus, batch[half:])
+                return
+        answers: dict[int, dict] = {}
+        for answer in value["items"]:
+            answers.setdefault(answer["id"], answer)  # an item answered twice: the first answer stands
+        for article, items in batch:
+            left_out = [i for i in items if i.pk not in answers]
+            if left_out:
+                answers.update(self._answers_per_item(focus, article, left_out))
+            article.items = self._verdicts(focus, items, answers)
+
+    def _verdicts(self, focus: str, items: list[ChecklistEntry], answers: dict[int, dict]) -> list[ItemVerdict]:
         facts = sanitize_data(focus)
         verdicts = []
         for item in items:
@@ -172,9 +298,53 @@ class LLMStrategy(Strategy):
 
     def decide_articles(self, focus: str, articles: list[ArticleAudit], research: Research, graph: GraphStore,
                         on_decided) -> None:
-        """One model call per article, given its satisfied and failed items (the paper's Auditor)."""
+        """The paper's Auditor decision, given each article's satisfied and failed items. An article with
+        no supported item fails without a call (no element shown, nothing for the model to weigh); the
+        others are decided together, as many per call as fit."""
+        supported = []
         for article in articles:
-            article.passed, article.score, article.reason = self.decide_article(focus, article)
+            if any(i.satisfied for i in article.items):
+                supported.append(article)
+                continue
+            article.passed, article.score = False, 0.0
+            article.reason = "no checklist item is supported by the facts; not put to the model"
+            article.why = reasons.why(reasons.ARTICLE_NO_ELEMENT, total=len(article.items))
+            on_decided(article)
+        room, _ = self._budget(focus)
+        batch: list[ArticleAudit] = []
+        size = 0
+        for article in supported:
+            cost = len(article.text) + sum(len(i.question) + 24 for i in article.items) + 400
+            if batch and (size + cost > room or len(batch) * DECISION_REPLY_TOKENS >= getattr(self.client, "max_tokens", 1024)):
+                self._decide_batch(focus, batch, on_decided)
+                batch, size = [], 0
+            batch.append(article)
+            size += cost
+        if batch:
+            self._decide_batch(focus, batch, on_decided)
+
+    def _decide_batch(self, focus: str, batch: list[ArticleAudit], on_decided) -> None:
+        answers: dict[str, dict] = {}
+        if len(batch) > 1:
+            try:
+                value = self._call("articles_decision", facts=focus, articles=[
+                    {**_article_record(a), "interpretations": [pk for pk, _ in _interpretations(a)],
+                     "satisfied": [{"id": i.item_pk, "question": i.question} for i in a.items if i.satisfied],
+                     "failed": [{"id": i.item_pk, "question": i.question} for i in a.items if not i.satisfied]}
+                    for a in batch], interpretations=_batch_interpretations(batch))
+                for answer in value["articles"]:
+                    answers.setdefault(answer["key"], answer)
+            except StageFailure as failure:
+                if failure.status != Status.UNPARSEABLE_OUTPUT:
+                    raise
+                # not parseable: each article is asked on its own below
+        for article in batch:
+            answer = answers.get(article.key)
+            if answer is None:  # one article, or one the reply left out
+                article.passed, article.score, article.reason = self.decide_article(focus, article)
+            else:
+                article.passed, article.score = bool(answer["applies"]), 1.0 if answer["applies"] else 0.0
+                article.reason = answer["reasoning"]
             on_decided(article)
 
     def decide_article(self, focus: str, article: ArticleAudit) -> tuple[bool, float, str]:

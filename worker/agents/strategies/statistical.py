@@ -120,7 +120,15 @@ class StatisticalStrategy(Strategy):
         order = sorted(ranking.z, key=lambda label: (-ranking.z[label], label))[:k]
         return [(label, round(ranking.p[label], 6)) for label in order]
 
-    def verify_items(self, focus: str, article: ArticleAudit, items: list[ChecklistEntry]) -> list[ItemVerdict]:
+    def verify_checklists(self, focus: str, pairs: list[tuple[ArticleAudit, list[ChecklistEntry]]]) -> None:
+        """Every item of every candidate article in one pass: the facts' sentences are split once and
+        the verifier scores all items in one call (each item's verdict is its own, as one by one)."""
+        items = [i for _, article_items in pairs for i in article_items]
+        verdicts = iter(self.verify_items(focus, None, items))
+        for article, article_items in pairs:
+            article.items = [next(verdicts) for _ in article_items]
+
+    def verify_items(self, focus: str, article: ArticleAudit | None, items: list[ChecklistEntry]) -> list[ItemVerdict]:
         found = self.elements.check(focus, [i.question for i in items])
         probabilities = [None] * len(items)
         if self.verifier is not None and items:
