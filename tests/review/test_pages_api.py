@@ -55,6 +55,20 @@ def test_only_reviewers_open_the_review_pages(judged_run, personas, who, status)
     assert client.get(reverse("review:review_detail", args=[judged_run.pk])).status_code == status
 
 
+def test_viewing_a_review_writes_nothing(judged_run, personas):
+    from django.test.utils import CaptureQueriesContext
+
+    assert Review.objects.filter(run=judged_run).exists()  # opened when the run finished
+    client = personas.client(personas.reviewer)
+    with CaptureQueriesContext(connection) as seen:
+        assert client.get(reverse("review:review_detail", args=[judged_run.pk])).status_code == 200
+        assert api(personas.reviewer).get(f"/api/v1/runs/{judged_run.pk}/review/").status_code == 200
+    writes = [q["sql"] for q in seen.captured_queries
+              if q["sql"].lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")) and "django_session" not in q["sql"]
+              and "axes_" not in q["sql"]]
+    assert writes == []
+
+
 def test_a_reviewer_of_another_team_gets_404(judged_run, personas):
     from apps.accounts.models import Role, Team
     from apps.accounts.services import user_create

@@ -310,6 +310,11 @@ def _finish(attempt: RunAttempt, *, status: str, message: str = "", versions: di
             status, message, bundles = JudgmentRun.Status.CANCELLED, MSG_CANCELLED, None
         for position, bundle in enumerate(bundles or ()):
             _store_result(run, position, bundle)
+        if status == JudgmentRun.Status.DONE:
+            # The review is opened with the results, so that viewing it never writes.
+            from apps.review.models import Review
+
+            Review.objects.get_or_create(run=run)
         run.status, run.message, run.finished_at = status, message, now
         if versions is not None:
             run.versions = versions

@@ -56,7 +56,9 @@ def _four_eyes(review: Review, user, *, what: str) -> None:
 
 
 def review_for_run(run: JudgmentRun) -> Review:
-    """The run's review, created when first needed. Only a finished ('done') run can be reviewed."""
+    """The run's review. Only a finished ('done') run can be reviewed. The worker opens it when the run
+    finishes (apps/cases/services/runs.py), and migration 0003 opened it for the runs finished before,
+    so a page view finds it; it is created here only for a done run written outside those paths."""
     if run.status != JudgmentRun.Status.DONE:
         raise ReviewConflict(_("Only a finished run can be reviewed."))
     review, _created = Review.objects.get_or_create(run=run)
