@@ -368,8 +368,8 @@ LLM_BREAKER_RESET_S = env_float("LEXTRACE_LLM_BREAKER_RESET", 30.0)
 # "article": one call decides all checklist items of an article; "item": one call per item (the paper's Auditor).
 # The server's context window and the longest reply asked for: in "article" checklist mode the
 # checklists of several candidate articles share one call while prompt and reply fit in both.
-LLM_CONTEXT_TOKENS = env_int("LEXTRACE_LLM_CONTEXT", 8192, minimum=1024)
-LLM_MAX_REPLY_TOKENS = env_int("LEXTRACE_LLM_MAX_REPLY_TOKENS", 2048, minimum=128)
+LLM_CONTEXT_TOKENS = env_int("LEXTRACE_LLM_CONTEXT", 16384, minimum=1024)
+LLM_MAX_REPLY_TOKENS = env_int("LEXTRACE_LLM_MAX_REPLY_TOKENS", 4096, minimum=128)
 LLM_CHECKLIST_MODE = env_str("LEXTRACE_LLM_CHECKLIST_MODE", "article")
 if LLM_CHECKLIST_MODE not in ("article", "item"):
     raise ImproperlyConfigured(f"LEXTRACE_LLM_CHECKLIST_MODE must be article or item, got {LLM_CHECKLIST_MODE!r}")

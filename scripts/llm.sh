@@ -174,6 +174,8 @@ PY
 print_env() {
     echo "export LEXTRACE_LLM_BASE_URL=http://127.0.0.1:$PORT/v1"
     echo "export LEXTRACE_LLM_MODEL=$M_ALIAS"
+    echo "export LEXTRACE_LLM_CONTEXT=$N_CTX"
+    echo "export LEXTRACE_LLM_MAX_REPLY_TOKENS=1024"
 }
 
 cmd_fetch() {

@@ -56,9 +56,10 @@ class ScriptedClient:
                          fallback=False, repairs=0, finish_reason="stop")
 
 
-def run(client, graph=None):
+def run(client, graph=None, **strategy):
     graph = graph or tiny_legal_graph()
-    return adjudicate(CASE, "张某", strategy=LLMStrategy(client), graph=graph, retriever=InMemoryRetriever(graph), params=PARAMS)
+    return adjudicate(CASE, "张某", strategy=LLMStrategy(client, **strategy), graph=graph, retriever=InMemoryRetriever(graph),
+                      params=PARAMS)
 
 
 def test_a_scripted_model_produces_a_verified_judgment():
@@ -169,7 +170,7 @@ def test_the_checklists_of_several_articles_share_one_call_and_an_unsupported_ar
     _theft, fraud, replies = two_article_replies(graph)
     client = ScriptedClient(replies + [{"applies": True, "reasoning": "要件齐备"}, ADJUDICATION])
     client.max_tokens = 4096
-    bundle = run(client, graph)
+    bundle = run(client, graph, context_tokens=16384)
     assert bundle.judgment.status == Status.JUDGED, bundle.judgment.message
     assert stages_of(bundle) == ["features", "predict_charges", "checklist_batch", "article_decision", "adjudicate"]
     by_key = {a.key: a for a in bundle.audit.articles}
@@ -183,7 +184,7 @@ def test_an_item_the_batched_reply_leaves_out_is_asked_alone():
     alone = {"verdict": False, "reasoning": "无证据", "fact_span": ""}
     client = ScriptedClient(replies + [alone, {"applies": True, "reasoning": "要件齐备"}, ADJUDICATION])
     client.max_tokens = 4096
-    bundle = run(client, graph)
+    bundle = run(client, graph, context_tokens=16384)
     assert stages_of(bundle).count("checklist_item") == 1, stages_of(bundle)
     asked = bundle.llm_records[stages_of(bundle).index("checklist_item")]
     assert asked["result"]["value"] == alone
@@ -203,7 +204,7 @@ def test_a_reply_refused_for_leaving_items_out_keeps_its_verdicts_and_asks_only_
     replies += [ModelOutputInvalid("items: expected 9 items", raw_text=partial), alone, alone]
     client = ScriptedClient(replies + [{"applies": True, "reasoning": "要件齐备"}, ADJUDICATION])
     client.max_tokens = 4096
-    bundle = run(client, graph)
+    bundle = run(client, graph, context_tokens=16384)
     assert stages_of(bundle)[2:5] == ["checklist_batch", "checklist_item", "checklist_item"], stages_of(bundle)
     assert bundle.judgment.status == Status.JUDGED, bundle.judgment.message
     assert all(i.satisfied for i in {a.key: a for a in bundle.audit.articles}["264"].items)
@@ -219,7 +220,7 @@ def test_a_batch_whose_reply_does_not_parse_is_split():
                 {"items": batch[:len(theft)]}, {"items": batch[len(theft):]}]
     client = ScriptedClient(replies + [{"applies": True, "reasoning": "要件齐备"}, ADJUDICATION])
     client.max_tokens = 4096
-    bundle = run(client, graph)
+    bundle = run(client, graph, context_tokens=16384)
     assert stages_of(bundle)[2:5] == ["checklist_batch", "checklist_article", "checklist_article"]
     assert bundle.judgment.status == Status.JUDGED, bundle.judgment.message
 
@@ -230,8 +231,10 @@ def test_a_small_reply_budget_keeps_the_articles_apart():
     batch = replies.pop()["items"]
     replies += [{"items": batch[:len(theft)]}, {"items": batch[len(theft):]}]
     client = ScriptedClient(replies + [{"applies": True, "reasoning": "要件齐备"}, ADJUDICATION])
-    client.max_tokens = 120 * 6  # six items' replies: the nine items of both articles do not fit one call
-    bundle = run(client, graph)
+    from worker.agents.strategies.llm import ITEM_REPLY_TOKENS
+
+    client.max_tokens = ITEM_REPLY_TOKENS * 6  # six items' replies: the nine items of both articles do not fit one call
+    bundle = run(client, graph, context_tokens=16384)
     assert stages_of(bundle)[2:4] == ["checklist_article", "checklist_article"]
 
 
@@ -242,7 +245,7 @@ def test_the_supported_articles_are_decided_in_one_call():
                              {"key": "266", "applies": False, "reasoning": "无虚构事实"}]}
     client = ScriptedClient(replies + [decision, ADJUDICATION])
     client.max_tokens = 4096
-    bundle = run(client, graph)
+    bundle = run(client, graph, context_tokens=16384)
     assert stages_of(bundle) == ["features", "predict_charges", "checklist_batch", "articles_decision", "adjudicate"]
     by_key = {a.key: a for a in bundle.audit.articles}
     assert by_key["264"].passed and not by_key["266"].passed and by_key["266"].reason == "无虚构事实"

@@ -136,7 +136,10 @@ def test_minimal_instances_are_valid():
     assert minimal_instance({"type": "integer", "minimum": 3}) == 3
     assert minimal_instance({"type": "integer", "maximum": -2}) == -2
     assert minimal_instance({"type": ["null", "string"]}) is None
-    assert minimal_instance({"type": "array", "items": {"enum": [5, 6]}, "minItems": 2}) == [5, 5]
+    # An array names each enumerated option in turn: one reply object per offered id.
+    assert minimal_instance({"type": "array", "items": {"enum": [5, 6]}, "minItems": 2}) == [5, 6]
+    ids = {"type": "object", "properties": {"id": {"enum": [7, 8, 9]}}, "required": ["id"], "additionalProperties": False}
+    assert minimal_instance({"type": "array", "items": ids, "minItems": 3}) == [{"id": 7}, {"id": 8}, {"id": 9}]
 
 
 @pytest.mark.parametrize(

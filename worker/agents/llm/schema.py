@@ -213,11 +213,17 @@ def minimal_instance(schema: dict) -> Any:
     return _minimal(schema, "#")
 
 
-def _minimal(schema: dict, path: str) -> Any:
+def _minimal(schema: dict, path: str, index: int = 0) -> Any:
+    """``index``: the position in an enclosing array; an enum starts its search there, so an array
+    of objects with an enumerated id (one reply object per offered item) names each id once."""
     if "const" in schema:
         return schema["const"]
     if "enum" in schema:
-        for option in schema["enum"]:
+        options = list(schema["enum"])
+        if options:
+            start = index % len(options)
+            options = options[start:] + options[:start]
+        for option in options:
             rest = {k: v for k, v in schema.items() if k != "enum"}
             if not validate(option, rest):
                 return option
@@ -250,12 +256,12 @@ def _minimal(schema: dict, path: str) -> Any:
             raise SchemaError(f"{path}: minItems exceeds maxItems")
         if n and schema.get("uniqueItems"):
             raise SchemaError(f"{path}: cannot build {n} distinct minimal items")
-        return [_minimal(schema.get("items", {}), f"{path}/items") for _ in range(n)]
+        return [_minimal(schema.get("items", {}), f"{path}/items", i) for i in range(n)]
     props = schema.get("properties", {})
     out = {}
     for key in schema.get("required", []):
         if key in props:
-            out[key] = _minimal(props[key], f"{path}/properties/{key}")
+            out[key] = _minimal(props[key], f"{path}/properties/{key}", index)
         elif schema.get("additionalProperties", True) is False:
             raise SchemaError(f"{path}: required {key!r} is neither a property nor allowed as extra")
         elif isinstance(schema.get("additionalProperties"), dict):

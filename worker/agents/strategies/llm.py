@@ -25,8 +25,8 @@ from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVe
 # What one batched call is budgeted at beyond its data: the system prompt, the instructions and the
 # block labels (about 1,400 characters in Chinese), and the reply per checklist item or per article.
 PROMPT_OVERHEAD_CHARS = 1600
-ITEM_REPLY_TOKENS = 120
-DECISION_REPLY_TOKENS = 120
+ITEM_REPLY_TOKENS = 80
+DECISION_REPLY_TOKENS = 80
 
 
 def _article_record(article: ArticleAudit) -> dict:
@@ -80,7 +80,7 @@ class LLMStrategy(Strategy):
     CHECKLIST_MODES = ("article", "item")
 
     def __init__(self, client, *, lang: str = "zh", checklist_mode: str = "article", keyword_expansion: bool = False,
-                 research_choices: bool = False, context_tokens: int = 8192):
+                 research_choices: bool = False, context_tokens: int = 4096):
         """``checklist_mode``: "article" decides all items of an article in one call; "item" makes one
         call per item, as the paper's Auditor does (more calls, shorter prompts). ``keyword_expansion``:
         one more call per defendant, IRAC keywords for the sparse article search (the pipeline calls
