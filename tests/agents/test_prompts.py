@@ -48,10 +48,10 @@ STAGE_DATA = {
         "failed": [],
     },
     "checklist_batch": {
-        "articles": [{**ARTICLE, "interpretations": [1]}, {"key": "266", "label": "第二百六十六条", "text": "诈骗公私财物……",
-                                                           "interpretations": [1]}],
+        "articles": [{**ARTICLE, "interpretations": [1], "items": [{"id": 7, "question": "是否秘密窃取？"}]},
+                     {"key": "266", "label": "第二百六十六条", "text": "诈骗公私财物……", "interpretations": [1],
+                      "items": [{"id": 9, "question": "是否虚构事实？"}]}],
         "interpretations": [{"id": 1, "source": "最高法解释", "text": "数额较大的标准……"}],
-        "items": [{"id": 7, "article": "264", "question": "是否秘密窃取？"}, {"id": 9, "article": "266", "question": "是否虚构事实？"}],
     },
     "articles_decision": {
         "articles": [{**ARTICLE, "interpretations": [], "satisfied": [{"id": 7, "question": "是否秘密窃取？"}], "failed": []},
@@ -273,7 +273,7 @@ def test_citations_are_read_in_every_bracket_form():
         ("checklist_item", {**STAGE_DATA["checklist_item"], "item": {"question": "缺 id"}}),
         ("checklist_item", {"item": {"id": 1, "question": "缺法条"}}),
         ("checklist_article", {**STAGE_DATA["checklist_article"], "items": []}),
-        ("checklist_batch", {**STAGE_DATA["checklist_batch"], "items": [{"id": 1, "article": "133", "question": "?"}]}),
+        ("checklist_batch", {"articles": [{**ARTICLE, "items": []}]}),
         ("checklist_batch", {**STAGE_DATA["checklist_batch"], "interpretations": [{"text": "缺 id"}]}),
         ("articles_decision", {"articles": []}),
         ("adjudicate", {"evidence": []}),

@@ -150,6 +150,10 @@ def _batch_articles(articles: Sequence, *, decided: bool) -> list[dict]:
         if decided:
             record["satisfied"] = [_item_record(i) for i in a.get("satisfied", ())]
             record["failed"] = [_item_record(i) for i in a.get("failed", ())]
+        else:
+            record["items"] = [_item_record(i) for i in a.get("items", ())]
+            if not record["items"]:
+                raise ValueError(f"article {record['key']} has no checklist item to decide")
         out.append(record)
     if len({r["key"] for r in out}) != len(out):
         raise ValueError("article keys must be distinct")
@@ -232,12 +236,7 @@ def _stage_data(stage: str, t: ModuleType, data: dict[str, Any]) -> tuple[list[s
         sections.append(_labelled(t, "ARTICLES", json_lines(articles)))
         sections.append(_labelled(t, "INTERPRETATION_LIST", json_lines(_interpretation_list(take("interpretations", ())))))
         if stage == "checklist_batch":
-            items = [{**_item_record(i), "article": str(i["article"])} for i in take("items", required=True)]
-            unknown = {i["article"] for i in items} - {a["key"] for a in articles}
-            if unknown:
-                raise ValueError(f"items of articles not offered: {sorted(unknown)}")
-            narrow_args["items"] = items
-            sections.append(_labelled(t, "ARTICLE_ITEMS", json_lines(items)))
+            narrow_args["items"] = [i for a in articles for i in a["items"]]
         else:
             narrow_args["article_keys"] = [a["key"] for a in articles]
     elif stage == "adjudicate":
@@ -275,8 +274,8 @@ def build_prompt(stage: str, lang: str = "zh", *, facts: str, defendant: str = "
     - ``article_decision``: ``article``, ``interpretations``, ``satisfied`` and
       ``failed`` [{id, question, reasoning?}]
     - ``checklist_batch``: several articles in one call: ``articles`` [{key, label, text,
-      interpretations: [id]}], ``interpretations`` [{id, source, text}] (each shown once),
-      ``items`` [{id, article: key, question}]
+      interpretations: [id], items: [{id, question}]}], ``interpretations`` [{id, source, text}]
+      (each shown once)
     - ``articles_decision``: ``articles`` [{key, label, text, interpretations, satisfied, failed}],
       ``interpretations`` [{id, source, text}]
     - ``adjudicate``: ``evidence`` [{kind, ref, text}] numbered from 1,

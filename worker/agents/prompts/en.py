@@ -32,7 +32,6 @@ BLOCK_LABELS = {
     "EVIDENCE": "Verified evidence list (one JSON object per line; n is the evidence number):",
     "ARTICLES": "Candidate articles (one JSON object per line; interpretations are the ids of their interpretations):",
     "INTERPRETATION_LIST": "Related judicial interpretations (one JSON object per line, id is its number; may be empty):",
-    "ARTICLE_ITEMS": "The candidate articles' checklist items (one JSON object per line; article is the key of its article):",
 }
 
 CHARGES_RESTRICTED = "Choose charges only from the CHARGES data block and copy their wording exactly."
@@ -67,7 +66,7 @@ Output JSON: {"verdict": true or false, "reasoning": "...", "fact_span": "..."}"
 Output JSON: {"items": [{"id": id, "verdict": true or false, "reasoning": "...", "fact_span": "..."}, ...]}""",
     "article_decision": """The ARTICLE data block is a candidate article; SATISFIED and FAILED are the checklist items already judged satisfied and not satisfied. Both lists may be incomplete. Using the article text, the interpretations and the case facts, decide whether the article applies to this defendant: it applies only if every constituent element is supported by the facts.
 Output JSON: {"applies": true or false, "reasoning": "a short reason"}""",
-    "checklist_batch": """The ARTICLES data block lists candidate articles, INTERPRETATION_LIST the judicial interpretations they refer to, and ARTICLE_ITEMS the items of these articles' checklists of constituent elements, each naming its article. Decide every item from the case facts alone, giving one object per item with the id used in ARTICLE_ITEMS, and each item once.
+    "checklist_batch": """The ARTICLES data block lists candidate articles, each with its checklist of constituent elements as items; INTERPRETATION_LIST holds the judicial interpretations they refer to. Decide every item of every article from the case facts alone, giving one object per item with the id used in items, and each item once.
 - verdict: true when the facts show it is satisfied; false when it is not, or when the facts are not enough to establish it.
 - reasoning: a short explanation.
 - fact_span: a passage copied character for character from the FACTS data block that supports the decision (at most 200 characters). Required when verdict is true; when no passage supports the item, verdict must be false and fact_span the empty string.

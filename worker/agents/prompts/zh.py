@@ -32,7 +32,6 @@ BLOCK_LABELS = {
     "EVIDENCE": "经核验的证据清单（每行一个 JSON 对象，n 为证据编号）：",
     "ARTICLES": "候选法条（每行一个 JSON 对象，interpretations 为所涉司法解释的 id）：",
     "INTERPRETATION_LIST": "相关司法解释（每行一个 JSON 对象，id 为其编号，可能为空）：",
-    "ARTICLE_ITEMS": "各候选法条的检查项（每行一个 JSON 对象，article 为所属法条的 key）：",
 }
 
 CHARGES_RESTRICTED = "罪名只能从 CHARGES 数据块中选择，照抄其写法。"
@@ -67,7 +66,7 @@ INSTRUCTIONS = {
 输出 JSON：{"items": [{"id": id, "verdict": true 或 false, "reasoning": "...", "fact_span": "..."}, ...]}""",
     "article_decision": """ARTICLE 数据块是一个候选法条，SATISFIED 和 FAILED 分别是已判断为满足和不满足的检查项。这两个清单可能不完整，请结合法条原文、司法解释和本案事实，判断该法条是否适用于本案被告人：构成要件均有事实支持时才适用。
 输出 JSON：{"applies": true 或 false, "reasoning": "简要理由"}""",
-    "checklist_batch": """ARTICLES 数据块是若干候选法条，INTERPRETATION_LIST 是它们所涉的司法解释，ARTICLE_ITEMS 是这些法条构成要件检查清单的检查项，每项注明所属法条。请只依据本案事实逐项判断，每一项输出一个对象，id 与 ARTICLE_ITEMS 中的 id 一致；同一项只输出一次。
+    "checklist_batch": """ARTICLES 数据块是若干候选法条，每个法条的 items 是其构成要件检查清单的检查项；INTERPRETATION_LIST 是它们所涉的司法解释。请只依据本案事实逐项判断所有法条的每一个检查项，每一项输出一个对象，id 与 items 中的 id 一致；同一项只输出一次。
 - verdict：事实表明满足时为 true；不满足，或事实不足以认定时为 false。
 - reasoning：简要说明理由。
 - fact_span：从 FACTS 数据块中逐字摘录支持该判断的一段原文（不超过 200 字）。verdict 为 true 时必须给出；找不到可以支持的原文时，verdict 应为 false，fact_span 为空字符串。

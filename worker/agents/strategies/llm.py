@@ -58,11 +58,12 @@ def _partial_verdicts(error, offered: set[int]) -> list[dict]:
 def _data_chars(article: ArticleAudit, items: list[ChecklistEntry], seen: set[int]) -> int:
     """What an article adds to a batched checklist prompt (interpretations already in it are not repeated)."""
     texts = [t for pk, t in _interpretations(article) if pk not in seen]
-    return len(article.text) + sum(len(i.question) + 24 for i in items) + sum(len(t) + 16 for t in texts) + 64
+    return len(article.text) + sum(len(i.question) + 16 for i in items) + sum(len(t) + 16 for t in texts) + 64
 
 
 def _batch_articles(batch) -> list[dict]:
-    return [{**_article_record(a), "interpretations": [pk for pk, _ in _interpretations(a)]} for a, _ in batch]
+    return [{**_article_record(a), "interpretations": [pk for pk, _ in _interpretations(a)],
+             "items": [{"id": i.pk, "question": i.question} for i in items]} for a, items in batch]
 
 
 def _batch_interpretations(articles) -> list[dict]:
@@ -247,8 +248,7 @@ class LLMStrategy(Strategy):
             return
         try:
             value = self._call("checklist_batch", facts=focus, articles=_batch_articles(batch),
-                               interpretations=_batch_interpretations(a for a, _ in batch),
-                               items=[{"id": i.pk, "article": a.key, "question": i.question} for a, items in batch for i in items])
+                               interpretations=_batch_interpretations(a for a, _ in batch))
         except StageFailure as failure:
             if failure.status != Status.UNPARSEABLE_OUTPUT:
                 raise
