@@ -4,7 +4,10 @@ The benchmark starts gunicorn on 127.0.0.1 (a free port; the Procfile's 2 worker
 threads) against the scratch database, logs the demo users in through the login form
 (``manage.py demo_users`` users; one case with a finished statistical run is created for
 clerk_a when none exists), then for each endpoint runs 8 client threads, each sending
-its requests one after the other over a keep-alive connection. Baseline, same run:
+its requests one after the other over a keep-alive connection. The review page and its item
+actions (Accept, and Override with a reason, which runs the what-if) are sent by the demo reviewer
+as htmx does, each client on a review of its own (eight finished runs of clerk_a's team, created
+once). Baseline, same run:
 ``/ping`` (a view that returns "pong" through the whole middleware stack), measured
 before and after the endpoints. Goal: p99 ≤ 200 ms for every endpoint.
 """
@@ -21,6 +24,7 @@ import time
 from http.cookies import SimpleCookie
 from pathlib import Path
 from unittest import mock
+from urllib.parse import urlencode
 
 from bench.common import ROOT, Context, goal, process_stop, row, spread
 
@@ -100,7 +104,41 @@ def _fixture(ctx: Context) -> dict:
         run_services.judgment_execute(run_id=run.pk)
         run.refresh_from_db()
     case = Case.objects.get(pk=run.case_id)
-    return {"user": "clerk_a", "password": DEMO_PASSWORD, "case": case.pk, "run": run.pk, "run_status": run.status}
+    return {"user": "clerk_a", "password": DEMO_PASSWORD, "case": case.pk, "run": run.pk, "run_status": run.status,
+            "reviews": _review_fixture(ctx, clerk, team)}
+
+
+REVIEW_CASE_TITLE = "benchmark review case"
+
+
+def _review_fixture(ctx: Context, clerk, team) -> list[dict]:
+    """One finished run per client, each to be reviewed by the demo reviewer (created once): a reviewer
+    works on their own review, so the clients do not queue on one review's row lock."""
+    import datetime as dt
+
+    from apps.cases.models import JudgmentRun
+    from apps.cases.services import runs as run_services
+    from apps.cases.services.cases import case_create
+    from apps.review.selectors import reviewable_refs
+
+    runs = list(JudgmentRun.objects.filter(case__team=team, case__title=REVIEW_CASE_TITLE,
+                                           status=JudgmentRun.Status.DONE).order_by("pk")[:CLIENTS])
+    records = ctx.eval_cases(CLIENTS)
+    for record in records[len(runs):]:
+        case = case_create(user=clerk, team=team, facts=record["fact"], offence_date=dt.date(2018, 6, 1),
+                           defendants=record.get("defendants", [])[:1] or ["张某"], title=REVIEW_CASE_TITLE)
+        with mock.patch.object(run_services, "_enqueue"):
+            run = run_services.judgment_request(case=case, user=clerk)
+        run_services.judgment_execute(run_id=run.pk)
+        runs.append(JudgmentRun.objects.get(pk=run.pk))
+    out = []
+    for run in runs:
+        result = run.results.order_by("position").first()
+        refs = reviewable_refs(result.bundle or {})
+        items = [r for r in refs if r[0] == "item"] or refs
+        if items:
+            out.append({"run": run.pk, "position": result.position, "target": items[0][0], "ref": items[0][1]})
+    return out
 
 
 def _endpoints(f: dict) -> list[tuple[str, str, str, dict]]:
@@ -124,22 +162,47 @@ def _endpoints(f: dict) -> list[tuple[str, str, str, dict]]:
     ]
 
 
-def _load(port: int, cookies: dict, path: str, headers: dict, per_client: int) -> tuple[list[float], dict]:
+def _review_requests(f: dict) -> list[tuple[str, str, list]]:
+    """(label, method, one (path, body) per client) of the review page and its item actions, as htmx
+    sends them (a fragment swap, no reload): Accept, then Override with a reason (which runs the what-if)."""
+    reviews = f["reviews"]
+
+    def form(r, **fields):
+        return urlencode({"position": r["position"], "target": r["target"], "ref": r["ref"], **fields})
+
+    return [
+        ("page review page", "GET", [(f"/review/runs/{r['run']}/", None) for r in reviews]),
+        ("htmx review item Accept", "POST", [(f"/review/runs/{r['run']}/items/", form(r, action="accept"))
+                                             for r in reviews]),
+        ("htmx review item Override (what-if)", "POST",
+         [(f"/review/runs/{r['run']}/items/", form(r, action="override", value="0", reason=OVERRIDE_REASON))
+          for r in reviews]),
+    ]
+
+
+OVERRIDE_REASON = "基准测试：复核人员认为该项事实不足（性能测量）"
+
+
+def _load(port: int, cookies: dict, path: str | list, headers: dict, per_client: int,
+          method: str = "GET") -> tuple[list[float], dict]:
+    """``path``: one path for every client, or one (path, body) per client."""
+    targets = path if isinstance(path, list) else [(path, None)] * CLIENTS
     latencies: list[float] = []
     statuses: dict[int | str, int] = {}
     errors: list[BaseException] = []
     lock = threading.Lock()
     start = threading.Barrier(CLIENTS)
 
-    def client():
+    def client(n: int):
         try:
             c = Client(port, cookies)
-            c.request("GET", path, headers=headers)  # opens the connection; not counted
+            where, body = targets[n % len(targets)]
+            c.request("GET", "/ping" if body is not None else where, headers=headers)  # opens the connection; not counted
             start.wait(timeout=120)
             mine = []
             for _ in range(per_client):
                 t = time.perf_counter()
-                status, _ = c.request("GET", path, headers=headers)
+                status, _ = c.request(method, where, body=body, headers=headers)
                 mine.append((time.perf_counter() - t) * 1000)
                 with lock:
                     statuses[status] = statuses.get(status, 0) + 1
@@ -152,7 +215,7 @@ def _load(port: int, cookies: dict, path: str, headers: dict, per_client: int) -
             with lock:
                 errors.append(exc)
 
-    threads = [threading.Thread(target=client) for _ in range(CLIENTS)]
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(CLIENTS)]
     for t in threads:
         t.start()
     for t in threads:
@@ -199,6 +262,20 @@ def run(ctx: Context) -> list[dict]:
                 continue
             latencies, statuses = _load(port, cookies, path, headers, per_client)
             results.append((kind, label, path, latencies, statuses))
+        reviewer = Client(port)
+        reviewer.login("reviewer", f["password"])
+        post = {"HX-Request": "true", "Content-Type": "application/x-www-form-urlencoded",
+                "X-CSRFToken": reviewer.cookies.get("csrftoken", "")}
+        for label, method, targets in _review_requests(f) if f["reviews"] else ():
+            kind, label = label.split(" ", 1)
+            headers = post if method == "POST" else {}
+            where, body = targets[0]
+            status, _ = Client(port, reviewer.cookies).request(method, where, body=body, headers=headers)  # warms it
+            if status != 200:
+                results.append((kind, label, where, None, {status: 1}))
+                continue
+            latencies, statuses = _load(port, reviewer.cookies, targets, headers, per_client, method=method)
+            results.append((kind, label, where, latencies, statuses))
         ping_after, _ = _load(port, {}, "/ping", {}, per_client)
     finally:
         process_stop(server)
