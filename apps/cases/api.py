@@ -428,7 +428,7 @@ class RunBundleApi(_Api):
         response = Response({"run": run.pk, "status": run.status, "case_version": run.case_version,
                              "versions": run.versions, "bundles": [r.bundle for r in results.order_by("position")]})
         response["ETag"] = etag
-        patch_cache_control(response, private=True, no_cache=True)
+        patch_cache_control(response, private=True, no_store=True)  # never stored; the ETag still answers 304
         return response
 
 

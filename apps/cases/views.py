@@ -339,7 +339,9 @@ def run_bundle(request, pk: int):
     response = JsonResponse(payload, json_dumps_params={"ensure_ascii": False, "indent": 1})
     response["Content-Disposition"] = f'attachment; filename="lextrace-run-{run.pk}.json"'
     response["ETag"] = etag
-    patch_cache_control(response, private=True, no_cache=True)  # revalidated on every use, never shared
+    # Case data is never stored by a browser or a proxy (private, no-store, K-findings of the security
+    # round); a client that keeps its own copy sends If-None-Match with the ETag and gets a 304.
+    patch_cache_control(response, private=True, no_store=True)
     return response
 
 

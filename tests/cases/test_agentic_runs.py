@@ -74,7 +74,11 @@ def test_the_mode_is_chosen_in_the_run_form_and_shown(personas, judging_corpus, 
     run_page = client.get(reverse("cases:run_detail", args=[run.pk])).content.decode()
     assert 'id="run-mode"' in run_page
     result_page = client.get(reverse("cases:result_detail", args=[run.pk, 0]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    assert 'id="planner-steps"' in result_page and "search statutes" in result_page
+    # The planner's steps are in the analysis details, an htmx fragment loaded when it comes into view.
+    assert 'hx-get="?part=analysis"' in result_page
+    analysis = client.get(reverse("cases:result_detail", args=[run.pk, 0]) + "?part=analysis",
+                          HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'id="planner-steps"' in analysis and "search statutes" in analysis
     first = run.results.first()
     if first.status == "judged":  # the severity index beside the predicted term
         assert 'id="judgment-psi"' in result_page
