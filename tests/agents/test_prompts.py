@@ -219,8 +219,10 @@ def test_schemas_are_narrowed_to_the_offered_ids():
     assert validate({"items": [{"id": 9, **item}]}, batch)  # every item of every article
     assert validate({"items": [{"id": 7, **item}, {"id": 8, **item}]}, batch)  # never an id not offered
     decision = build("articles_decision").schema
-    assert validate({"articles": [{"key": "266", "applies": False, "reasoning": ""}]}, decision) == []
-    assert validate({"articles": [{"key": "999", "applies": True, "reasoning": ""}]}, decision)
+    both = [{"key": "264", "applies": True, "reasoning": ""}, {"key": "266", "applies": False, "reasoning": ""}]
+    assert validate({"articles": both}, decision) == []
+    assert validate({"articles": both[1:]}, decision)  # every article
+    assert validate({"articles": [both[0], {"key": "999", "applies": True, "reasoning": ""}]}, decision)
 
     charges = build("predict_charges").schema
     assert validate({"charges": ["抢劫罪"], "reasoning": ""}, charges)

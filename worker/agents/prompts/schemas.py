@@ -138,7 +138,7 @@ def narrow(
         if not keys:
             raise ValueError("articles_decision needs at least one article")
         props["articles"]["items"]["properties"]["key"] = _enum(keys, "string")
-        props["articles"]["maxItems"] = len(keys)
+        props["articles"]["minItems"] = props["articles"]["maxItems"] = len(keys)
     elif stage == "adjudicate":
         if article_keys is not None:
             keys = [str(k) for k in article_keys]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from worker.agents import reasons
 from worker.agents.features import CaseFeatures
 from worker.agents.graph_types import DIMENSIONS, ChecklistEntry, Term
-from worker.agents.llm.jsonparse import JSONParseError, parse_json_strict
 from worker.agents.llm import BudgetExceeded, LLMError, ModelOutputInvalid, ModelRequestRejected, ModelUnavailable
+from worker.agents.llm.jsonparse import JSONParseError, parse_json_strict
 from worker.agents.pipeline import StageFailure
 from worker.agents.ports import GraphStore
 from worker.agents.prompts import PROMPT_VERSION, build_prompt, extract_citations
