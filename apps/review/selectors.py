@@ -10,6 +10,7 @@ from apps.cases.models import RESULT_STATUS_LABELS, DefendantResult, JudgmentRun
 from apps.cases.selectors import run_list_for
 from apps.core.params import int_param
 from apps.review.models import Decision, Review, ReviewItem, WhatIf
+from worker.agents.types import Bundle
 
 QUEUE_STATUSES = ("pending", "approved", "rejected", "returned", "all")
 
@@ -82,22 +83,17 @@ def review_progress(review: Review, results) -> dict:
     return {"total": total, "done": done}
 
 
-def reviewable_refs(bundle: dict) -> list[tuple[str, str]]:
+def reviewable_refs(stored: dict) -> list[tuple[str, str]]:
     """The evidence items and checklist verdicts a reviewer can accept or override, in page order."""
-    audit = bundle.get("audit") or {}
+    bundle = Bundle.from_dict(stored)
     refs: list[tuple[str, str]] = []
-    for e in (bundle.get("judgment") or {}).get("evidence") or []:
-        if e.get("kind") in ("article", "precedent", "interpretation"):
-            refs.append((e["kind"], str(e["pk"])))
-    for a in audit.get("articles") or []:
-        for i in a.get("items") or []:
-            refs.append(("item", f"{a['article_pk']}:{i['item_pk']}"))
-    seen, out = set(), []
-    for ref in refs:
-        if ref not in seen:
-            seen.add(ref)
-            out.append(ref)
-    return out
+    for e in bundle.judgment.evidence if bundle.judgment else []:
+        if e.kind in ("article", "precedent", "interpretation"):
+            refs.append((e.kind, str(e.pk)))
+    for a in bundle.audit.articles if bundle.audit else []:
+        for i in a.items:
+            refs.append(("item", f"{a.article_pk}:{i.item_pk}"))
+    return list(dict.fromkeys(refs))
 
 
 # --- the reviewed outcome, for the pages and the API outside the review app -------------------

@@ -81,7 +81,7 @@ def test_statistical_planner_finds_the_evidence_and_the_same_auditor_decides():
     assert "264" in [a.key for a in bundle.audit.articles] and [a.key for a in bundle.audit.verified] == ["264"]
     assert bundle.judgment.status == Status.JUDGED and bundle.judgment.charges == ["盗窃罪"]
     assert bundle.params["mode"] == "agentic" and bundle.versions["planner"] == "statistical/1"
-    assert agentic_summary(bundle.to_dict()) == {"steps": 4, "searches": 3, "planner_calls": 0, "capped": False}
+    assert agentic_summary(bundle) == {"steps": 4, "searches": 3, "planner_calls": 0, "capped": False}
 
 
 def test_statistical_planner_asks_for_the_missing_article_of_a_prejudged_charge_then_interpretations():
@@ -161,7 +161,7 @@ def test_a_planner_that_never_stops_is_capped_in_steps():
     bundle = run(LLMPlanner(ScriptedClient(queries)), agentic=AgenticParams(max_steps=4, max_planner_calls=50))
     steps = bundle.research.steps
     assert len(steps) == 5 and steps[-1].status == "cap_steps" and all(s.status == "ok" for s in steps[:4])
-    assert agentic_summary(bundle.to_dict())["capped"] is True
+    assert agentic_summary(bundle)["capped"] is True
 
 
 def test_a_budget_error_ends_the_loop_with_the_evidence_so_far():

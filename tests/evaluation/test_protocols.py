@@ -8,9 +8,18 @@ from apps.evaluation.services.evaluating import _entry, _verdict, defendant_entr
 
 
 def bundle(defendant, charges, keys, supported=(), status="judged", term=None):
-    articles = [{"key": k, "passed": True, "items": [{"satisfied": k in supported}]} for k in keys]
-    return {"defendant": defendant, "judgment": {"status": status, "charges": charges, "article_keys": keys, "term": term},
-            "audit": {"articles": articles}, "costs": [{"seconds": 1.0}]}
+    """A stored bundle (Bundle.to_dict) with one checklist item per passed article."""
+    from worker.agents.graph_types import Term
+    from worker.agents.types import ArticleAudit, Audit, Bundle, CaseInput, ItemVerdict, Judgment, StageCost, Status
+
+    articles = [ArticleAudit(article_pk=n, key=k, label=k, charges=[], version_pk=None, text="", in_force=True, passed=True,
+                             items=[ItemVerdict(item_pk=n, order=1, question="?", satisfied=k in supported, score=1.0,
+                                                reasoning="")])
+                for n, k in enumerate(keys, start=1)]
+    judgment = Judgment(status=Status(status), charges=list(charges), article_keys=list(keys),
+                        term=Term(**term) if term else None)
+    return Bundle(case=CaseInput(facts="事实"), defendant=defendant, strategy="statistical", params={}, versions={},
+                  audit=Audit(articles=articles), judgment=judgment, costs=[StageCost(stage="auditor", seconds=1.0)]).to_dict()
 
 
 def prediction(bundles):

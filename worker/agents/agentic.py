@@ -487,10 +487,10 @@ def adjudicate_case_agentic(case: CaseInput, *, planner_factory: Callable[[], Pl
             for d in (case.defendants or ("",))]
 
 
-def agentic_summary(bundle: dict) -> dict:
-    """Steps and planner calls of one bundle (Bundle.to_dict()), for evaluation and display."""
-    steps = ((bundle.get("research") or {}).get("steps")) or []
-    return {"steps": sum(1 for s in steps if s.get("status") not in ("cap_steps", "cap_calls")),
-            "searches": sum(1 for s in steps if s.get("status") == "ok"),
-            "planner_calls": sum(int(s.get("planner_calls") or 0) for s in steps),
-            "capped": any(s.get("status") in ("cap_steps", "cap_calls", "budget") for s in steps)}
+def agentic_summary(bundle: Bundle) -> dict:
+    """Steps and planner calls of one bundle, for evaluation and display."""
+    steps = bundle.research.steps if bundle.research else []
+    return {"steps": sum(1 for s in steps if s.status not in ("cap_steps", "cap_calls")),
+            "searches": sum(1 for s in steps if s.status == "ok"),
+            "planner_calls": sum(int(s.planner_calls or 0) for s in steps),
+            "capped": any(s.status in ("cap_steps", "cap_calls", "budget") for s in steps)}

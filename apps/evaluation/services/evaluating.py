@@ -15,6 +15,7 @@ of the defendants' predictions is stored beside it as a second view.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import json
 import logging
@@ -32,7 +33,7 @@ from apps.evaluation import metrics
 from apps.evaluation.models import EvaluationCase, EvaluationRun
 from worker.agents.agentic import agentic_summary
 from worker.agents.names import ABLATIONS
-from worker.agents.types import CaseInput
+from worker.agents.types import Bundle, CaseInput
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None] | None
@@ -119,32 +120,32 @@ def record_predict(record: dict, *, strategy: str, ablation: str, exclude_self: 
     return {"bundles": dicts, "error": error, "seconds": time.perf_counter() - started}
 
 
-def _verdict(bundle: dict) -> dict:
-    judgment = bundle.get("judgment") or {}
-    audit = bundle.get("audit") or {}
-    costs = bundle.get("costs") or []
-    supported = {_key_of(a) for a in audit.get("articles", []) if any(i.get("satisfied") for i in a.get("items") or [])}
-    cited = list(judgment.get("article_keys", [])) if judgment.get("status") == "judged" else []
+def _verdict(stored: dict) -> dict:
+    """What the scores read of one defendant's bundle (as ``Bundle.to_dict`` stored it)."""
+    bundle = Bundle.from_dict(stored)
+    judgment = bundle.judgment
+    articles = bundle.audit.articles if bundle.audit else []
+    status = str(judgment.status) if judgment else "failed"
+    supported = {a.key for a in articles if any(i.satisfied for i in a.items)}
+    keys = list(judgment.article_keys) if judgment else []
+    cited = keys if status == "judged" else []
+    term = judgment.term if judgment else None
     return {
-        "defendant": bundle.get("defendant", ""),
-        "status": judgment.get("status", "failed"),
-        "charges": judgment.get("charges", []),
-        "articles": judgment.get("article_keys", []),
-        "term": judgment.get("term"),
-        "candidate_articles": [_key_of(a) for a in audit.get("articles", [])],
-        "verified_articles": [_key_of(a) for a in audit.get("articles", []) if a.get("passed")],
-        "llm_calls": sum(c.get("llm_calls", 0) for c in costs),
-        "prompt_tokens": sum(c.get("prompt_tokens", 0) for c in costs),
-        "completion_tokens": sum(c.get("completion_tokens", 0) for c in costs),
-        "seconds": sum(c.get("seconds", 0.0) for c in costs),
+        "defendant": bundle.defendant,
+        "status": status,
+        "charges": list(judgment.charges) if judgment else [],
+        "articles": keys,
+        "term": dataclasses.asdict(term) if term is not None else None,
+        "candidate_articles": [a.key for a in articles],
+        "verified_articles": [a.key for a in articles if a.passed],
+        "llm_calls": sum(c.llm_calls for c in bundle.costs),
+        "prompt_tokens": sum(c.prompt_tokens for c in bundle.costs),
+        "completion_tokens": sum(c.completion_tokens for c in bundle.costs),
+        "seconds": sum(c.seconds for c in bundle.costs),
         "cited": len(cited),
         "cited_unsupported": sum(1 for k in cited if k not in supported),
-        **({"agentic": agentic_summary(bundle)} if (bundle.get("research") or {}).get("steps") else {}),
+        **({"agentic": agentic_summary(bundle)} if bundle.research and bundle.research.steps else {}),
     }
-
-
-def _key_of(article: dict) -> str:
-    return str(article.get("key", ""))
 
 
 def prediction_of(result: dict) -> dict:

@@ -23,7 +23,9 @@ from apps.cases.models import DefendantResult
 from apps.review.models import WhatIf
 from apps.review.selectors import approved_results_query
 from lexlib.contamination import boilerplate, contamination_index, is_contaminated
+from worker.agents.graph_types import Term
 from worker.agents.prompts import PROMPT_VERSION, build_prompt
+from worker.agents.types import Bundle
 
 
 def approved_results() -> Iterator[tuple[DefendantResult, dict]]:
@@ -39,32 +41,29 @@ def _assistant(answer: dict) -> dict:
     return {"role": "assistant", "content": json.dumps(answer, ensure_ascii=False)}
 
 
-def approved_examples(bundle: dict, *, lang: str = "zh") -> list[dict]:
-    focus = (bundle.get("research") or {}).get("focus") or (bundle.get("case") or {}).get("facts", "")
-    defendant = bundle.get("defendant", "")
+def approved_examples(bundle: Bundle, *, lang: str = "zh") -> list[dict]:
+    focus = (bundle.research.focus if bundle.research else "") or bundle.case.facts
+    defendant = bundle.defendant
     out = []
-    for a in (bundle.get("audit") or {}).get("articles") or []:
-        items = a.get("items") or []
-        if not items or not a.get("in_force"):
+    for a in bundle.audit.articles if bundle.audit else []:
+        if not a.items or not a.in_force:
             continue
         prompt = build_prompt("checklist_article", lang, facts=focus, defendant=defendant,
-                              article={"key": a["key"], "label": a.get("label", ""), "text": a.get("text", "")},
-                              interpretations=a.get("interpretation_texts") or [],
-                              items=[{"id": i["item_pk"], "question": i.get("question", "")} for i in items])
-        answer = {"items": [{"id": i["item_pk"], "verdict": bool(i.get("satisfied")), "reasoning": i.get("reasoning", ""),
-                             "fact_span": i.get("span_text", "")} for i in items]}
+                              article={"key": a.key, "label": a.label, "text": a.text},
+                              interpretations=a.interpretation_texts,
+                              items=[{"id": i.item_pk, "question": i.question} for i in a.items])
+        answer = {"items": [{"id": i.item_pk, "verdict": bool(i.satisfied), "reasoning": i.reasoning,
+                             "fact_span": i.span_text} for i in a.items]}
         out.append({"stage": "checklist_article", "messages": prompt.messages + [_assistant(answer)]})
-    judgment = bundle.get("judgment") or {}
-    if judgment.get("status") == "judged" and judgment.get("evidence"):
-        evidence = judgment["evidence"]
+    judgment = bundle.judgment
+    if judgment and judgment.status == "judged" and judgment.evidence:
         prompt = build_prompt("adjudicate", lang, facts=focus, defendant=defendant,
-                              evidence=[{"kind": e["kind"], "ref": e["ref"], "text": e["text"]} for e in evidence])
-        term = judgment.get("term") or {}
-        answer = {"acts": [{"description": "、".join(judgment["charges"]), "articles": judgment["article_keys"]}],
-                  "charges": judgment["charges"], "articles": judgment["article_keys"],
-                  "term": {"months": int(term.get("months") or 0), "life": bool(term.get("life")),
-                           "death": bool(term.get("death"))},
-                  "reasoning": judgment.get("reasoning", "")}
+                              evidence=[{"kind": e.kind, "ref": e.ref, "text": e.text} for e in judgment.evidence])
+        term = judgment.term or Term()
+        answer = {"acts": [{"description": "、".join(judgment.charges), "articles": list(judgment.article_keys)}],
+                  "charges": list(judgment.charges), "articles": list(judgment.article_keys),
+                  "term": {"months": int(term.months or 0), "life": bool(term.life), "death": bool(term.death)},
+                  "reasoning": judgment.reasoning}
         out.append({"stage": "adjudicate", "messages": prompt.messages + [_assistant(answer)]})
     return out
 
@@ -78,13 +77,13 @@ def approved_sft_export(*, out: Path, exclude: list[Path] = (), ngram: int = 20,
                     yield json.loads(line)["fact"]
 
     index = contamination_index((f for path in exclude for f in facts_of(path)), ngram)
-    approved = list(approved_results())
-    index -= boilerplate(((b.get("case") or {}).get("facts", "") for _r, b in approved), index, ngram, boilerplate_max)
+    approved = [(result, Bundle.from_dict(stored)) for result, stored in approved_results()]
+    index -= boilerplate((b.case.facts for _r, b in approved), index, ngram, boilerplate_max)
     kept = dropped = written = 0
     stages: dict[str, int] = {}
     with open(out, "w", encoding="utf-8") as handle:
         for result, bundle in approved:
-            if is_contaminated((bundle.get("case") or {}).get("facts", ""), index, ngram):
+            if is_contaminated(bundle.case.facts, index, ngram):
                 dropped += 1
                 continue
             kept += 1

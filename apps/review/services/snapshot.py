@@ -17,6 +17,7 @@ import hashlib
 
 from lexlib.canonical import canonical_json, normalize
 from worker.agents.jsonhash import sha256_text
+from worker.agents.types import Bundle
 
 
 def snapshot_hash(snapshot: dict) -> str:
@@ -24,19 +25,21 @@ def snapshot_hash(snapshot: dict) -> str:
 
 
 def _refs(bundles: list[dict]) -> tuple[set[int], set[int], set[int]]:
+    """The statute versions, interpretations and precedents the stored bundles refer to."""
     versions, interpretations, precedents = set(), set(), set()
-    for bundle in bundles:
-        audit = bundle.get("audit") or {}
-        for a in audit.get("articles") or []:
-            if a.get("version_pk"):
-                versions.add(int(a["version_pk"]))
-            interpretations.update(int(pk) for pk in a.get("interpretations") or [])
-        precedents.update(int(pk) for pk in audit.get("verified_cases") or [])
-        for e in (bundle.get("judgment") or {}).get("evidence") or []:
-            if e.get("kind") == "interpretation":
-                interpretations.add(int(e["pk"]))
-            elif e.get("kind") == "precedent":
-                precedents.add(int(e["pk"]))
+    for stored in bundles:
+        bundle = Bundle.from_dict(stored)
+        if bundle.audit:
+            for a in bundle.audit.articles:
+                if a.version_pk:
+                    versions.add(int(a.version_pk))
+                interpretations.update(int(pk) for pk in a.interpretations)
+            precedents.update(int(pk) for pk in bundle.audit.verified_cases)
+        for e in bundle.judgment.evidence if bundle.judgment else []:
+            if e.kind == "interpretation":
+                interpretations.add(int(e.pk))
+            elif e.kind == "precedent":
+                precedents.add(int(e.pk))
     return versions, interpretations, precedents
 
 
