@@ -344,16 +344,25 @@ def approval_current(review: Review) -> Decision | None:
     return review.decisions.filter(version=review.version, kind=Decision.Kind.APPROVE, valid=True).first()
 
 
-def approval_check(review: Review) -> list[str] | None:
-    """Read only: the parts that changed since the review's valid approval, or None when there is no
-    valid approval or it still matches. Pages and API reads call this; only ``approval_verify`` (a POST,
-    ``manage.py verify_approvals``) acts on a difference, so that no GET writes."""
+def _approval_drift(review: Review) -> tuple[Decision, dict] | None:
+    """The valid approval and the record's current snapshot when they no longer match, else None."""
     decision = approval_current(review)
     if decision is None:
         return None
     current = snapshot_build(review, version=decision.version)
     if snapshot_hash(current) == decision.snapshot_sha256:
         return None
+    return decision, current
+
+
+def approval_check(review: Review) -> list[str] | None:
+    """Read only: the parts that changed since the review's valid approval, or None when there is no
+    valid approval or it still matches. Pages and API reads call this; only ``approval_verify`` (a POST,
+    ``manage.py verify_approvals``) acts on a difference, so that no GET writes."""
+    drift = _approval_drift(review)
+    if drift is None:
+        return None
+    decision, current = drift
     return snapshot_changes(decision.snapshot or {}, current)
 
 
@@ -366,12 +375,10 @@ def approval_valid(review: Review) -> Decision | None:
 def approval_verify(review: Review) -> Decision | None:
     """Recompute the snapshot of the review's valid approval; on any difference, invalidate the
     approval and return the run to review (a new review version). Returns the invalidated decision."""
-    decision = approval_current(review)
-    if decision is None:
+    drift = _approval_drift(review)
+    if drift is None:
         return None
-    current = snapshot_build(review, version=decision.version)
-    if snapshot_hash(current) == decision.snapshot_sha256:
-        return None
+    decision, current = drift
     with transaction.atomic():
         locked = _locked(review)
         decision = Decision.objects.select_for_update().get(pk=decision.pk)

@@ -217,9 +217,12 @@ class LLMStrategy(Strategy):
         One token per character is assumed for the prompt (Chinese runs 1.3–1.5 characters per token
         in the Qwen family's tokenizers, so this errs on the safe side); the reply is budgeted at
         ITEM_REPLY_TOKENS per item within the client's ``max_tokens``."""
-        reply = int(getattr(self.client, "max_tokens", 1024))
+        reply = self._reply_tokens()
         fixed = len(focus) + PROMPT_OVERHEAD_CHARS
         return max(0, self.context_tokens - reply - fixed), max(1, reply // ITEM_REPLY_TOKENS)
+
+    def _reply_tokens(self) -> int:
+        return int(getattr(self.client, "max_tokens", 1024))
 
     def _batches(self, focus: str, pairs: list[tuple[ArticleAudit, list[ChecklistEntry]]]):
         """Consecutive groups of articles whose data and replies fit one call (an article too big for
@@ -311,11 +314,12 @@ class LLMStrategy(Strategy):
             article.why = reasons.why(reasons.ARTICLE_NO_ELEMENT, total=len(article.items))
             on_decided(article)
         room, _ = self._budget(focus)
+        per_call = max(1, self._reply_tokens() // DECISION_REPLY_TOKENS)
         batch: list[ArticleAudit] = []
         size = 0
         for article in supported:
             cost = len(article.text) + sum(len(i.question) + 24 for i in article.items) + 400
-            if batch and (size + cost > room or len(batch) * DECISION_REPLY_TOKENS >= getattr(self.client, "max_tokens", 1024)):
+            if batch and (size + cost > room or len(batch) >= per_call):
                 self._decide_batch(focus, batch, on_decided)
                 batch, size = [], 0
             batch.append(article)
