@@ -43,6 +43,12 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                            gettext_lazy("%(share)s of the element's terms occur in one sentence")),
     codes.ITEM_FEATURE_MATCH: Sentence(gettext_lazy("The facts show it: %(features)s.")),
     codes.ITEM_ANCHOR: Sentence(gettext_lazy("The facts name its decisive term: %(word)s.")),
+    codes.ITEM_AMOUNT_REACHED: Sentence(gettext_lazy("The facts state %(amount)s, which reaches %(standard)s, the lowest "
+                                                     "standard of “%(tier)s” the interpretations set."),
+                                        gettext_lazy("standard from: %(source)s")),
+    codes.ITEM_AMOUNT_BELOW: Sentence(gettext_lazy("The largest amount the facts state, %(amount)s, is below %(standard)s, "
+                                                   "the lowest standard of “%(tier)s” the interpretations set."),
+                                      gettext_lazy("standard from: %(source)s")),
     codes.ITEM_NOT_AN_ELEMENT: Sentence(gettext_lazy("This item concerns the sentence or the classification, "
                                                  "not an element the facts have to show.")),
     codes.ITEM_NOT_SHOWN: Sentence(gettext_lazy("No sentence of the facts states this element."),

@@ -14,6 +14,7 @@ from functools import lru_cache
 from apps.corpus.search_service import legal_tokenizer
 from apps.graph.retriever import DbRetriever
 from apps.graph.store import AgeGraphStore
+from worker.agents.amounts import standards
 from worker.agents.elements import ElementChecker
 from worker.agents.names import MODES, STRATEGIES
 from worker.agents.pipeline import Params, adjudicate_case
@@ -56,18 +57,33 @@ _ELEMENTS: dict[tuple, ElementChecker] = {}
 
 
 def element_checker() -> ElementChecker:
-    """The element check with word frequencies over every checklist item of the corpus (rebuilt when the
-    checklists change)."""
+    """The element check with word frequencies over every checklist item of the corpus and the amount
+    standards the interpretations set for each article (rebuilt when the checklists or the
+    interpretations change)."""
     from django.db.models import Count, Max
 
-    from apps.corpus.models import ChecklistItem
+    from apps.corpus.models import ChecklistItem, Interpretation
 
     items = ChecklistItem.objects.filter(variant="main")
-    stamp = tuple(items.aggregate(n=Count("pk"), top=Max("pk")).values())
+    stamp = (*items.aggregate(n=Count("pk"), top=Max("pk")).values(),
+             *Interpretation.objects.aggregate(n=Count("pk"), top=Max("pk")).values())
     if stamp not in _ELEMENTS:
         _ELEMENTS.clear()
-        _ELEMENTS[stamp] = ElementChecker.from_items(items.values_list("question", flat=True), tokenize=_tokenizer().tokens)
+        _ELEMENTS[stamp] = ElementChecker.from_items(items.values_list("question", flat=True), tokenize=_tokenizer().tokens,
+                                                     standards=amount_standards())
     return _ELEMENTS[stamp]
+
+
+def amount_standards() -> dict[int, dict]:
+    """Article pk → the amount standards its linked interpretations set (worker/agents/amounts.py)."""
+    from apps.corpus.models import Interpretation
+
+    texts: dict[tuple[int, int], list[str]] = {}
+    for text, pk, number in Interpretation.objects.filter(articles__isnull=False).values_list(
+            "text", "articles__pk", "articles__number"):
+        texts.setdefault((pk, number), []).append(text)
+    found = {pk: standards(chunk, number) for (pk, number), chunk in texts.items()}
+    return {pk: s for pk, s in found.items() if s}
 
 
 def statistical_strategy(models: dict | None = None) -> StatisticalStrategy:

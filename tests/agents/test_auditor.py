@@ -6,8 +6,12 @@ import numpy as np
 import pytest
 
 from training.auditor import decide, fit_auditor, main as auditor_main, row_weights
+from worker.agents import reasons
+from worker.agents.amounts import largest_amount, standards
 from worker.agents.auditor_model import ArticleAuditor
 from worker.agents.elements import ElementChecker
+from worker.agents.graph_types import ChecklistEntry
+from worker.agents.strategies.statistical import StatisticalStrategy
 from worker.agents.signals import FEATURES, GROUPS, Ranking, article_signals, cosine, path_votes
 from worker.agents.textmodel import ModelIntegrityError
 from worker.agents.types import ArticleAudit, Hit, ItemVerdict, Research
@@ -70,6 +74,45 @@ def test_element_only_concepts_need_their_context():
     # a child by age: "3周岁" is under fourteen, "30周岁" is not
     assert checker.check("被告人将被害人李某（3周岁）抱至房间实施猥亵。", ["是否猥亵儿童"])[0].satisfied
     assert not checker.check("被告人对被害人李某（30周岁）实施猥亵。", ["是否猥亵儿童"])[0].satisfied
+
+
+def test_an_item_naming_a_concept_is_not_shown_by_a_wider_one(checker):
+    # "扒窃" names pickpocketing: a theft in a shop (秘密窃取, whose words include 扒窃) does not show it,
+    # nor does it show any form the item lists (多次, 入户, 携带凶器, 扒窃).
+    forms = "是否属于多次盗窃，或者入户盗窃、携带凶器盗窃、扒窃"
+    assert not any(s.satisfied for s in checker.check(THEFT, ["是否扒窃", forms])), checker.check(THEFT, [forms])
+    pickpocket = checker.check("被告人在公交车上从被害人口袋内窃走手机一部。", ["是否扒窃", forms])
+    assert all(s.satisfied and "扒窃" in s.shown for s in pickpocket), pickpocket
+
+
+STANDARDS_TEXT = ("第一条　盗窃财物价值一千元至三千元以上、三万元至十万元以上的，应当分别认定为刑法第二百六十四条"
+                  "规定的“数额较大”、“数额巨大”。\n第九条　伪造货币总面额在三万元以上的，应当认定为刑法第一百七十条"
+                  "规定的“数额特别巨大”。")
+
+
+def test_amount_standards_come_from_the_interpretations_of_that_article():
+    found = standards([STANDARDS_TEXT], 264)
+    assert {t: s.yuan for t, s in found.items()} == {"数额较大": 1000, "数额巨大": 30000}
+    assert "第二百六十四条" in found["数额较大"].source
+    assert standards([STANDARDS_TEXT], 170)["数额特别巨大"].yuan == 30000, "each article its own clause"
+    assert standards([STANDARDS_TEXT], 266) == {}
+    assert largest_amount("先窃得现金800元，后窃得笔记本电脑一台，价值人民币1.2万元。").yuan == 12000
+    assert largest_amount("窃得手机一部。") is None
+
+
+def test_an_amount_item_is_decided_against_the_standard_and_says_so():
+    items = ["是否达到数额较大标准", "是否达到数额巨大或者数额特别巨大标准"]
+    checker = ElementChecker.from_items(items, tokenize=lambda text: [text], standards={7: standards([STANDARDS_TEXT], 264)})
+    large, huge = checker.check(THEFT, items, article_pk=7)
+    assert large.satisfied and large.rule == "amount" and large.standard.yuan == 1000 and large.amount == 3000
+    assert THEFT[large.span[0]:large.span[1]].endswith("3000元。")
+    assert not huge.satisfied and huge.standard.tier == "数额巨大", "3000元 is below the 数额巨大 standard"
+    assert not any(s.satisfied for s in checker.check(THEFT, items)), "no standards known for an unnamed article"
+    verdicts = StatisticalStrategy(elements=checker).verify_items(
+        THEFT, ArticleAudit(article_pk=7, key="264", label="", charges=[], version_pk=1, text="", in_force=True),
+        [ChecklistEntry(pk=n, version_pk=1, order=n, question=q) for n, q in enumerate(items)])
+    assert verdicts[0].satisfied and verdicts[0].why["code"] == reasons.ITEM_AMOUNT_REACHED
+    assert verdicts[1].why["code"] == reasons.ITEM_AMOUNT_BELOW and verdicts[1].why["standard"] == "3万元"
 
 
 def test_items_about_the_sentence_are_never_shown(checker):

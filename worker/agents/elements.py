@@ -13,6 +13,9 @@ evidence viewer can quote:
   needs 入户 *and* 劫取财物, never 入户 alone). Concepts naming the same words of an item are one element
   (the wider where one lies inside another: "随意殴打" is not shown by any "殴打"). Generic concepts
   (财物, 被害人, 故意 …) are not required: every property offence has property;
+- amount: the item asks whether an amount reaches a standard ("是否达到数额较大标准") and the article's
+  interpretations set that standard (worker/agents/amounts.py): the largest sum the facts state reaches
+  the lowest standard of one tier the item names;
 - anchor: the item's most specific content word (the rarest among all checklist items, and rare enough:
   at most ``ANCHOR_MAX_DF`` items use it) occurs in a sentence ("吸收公众存款", "罂粟").
 
@@ -33,6 +36,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from worker.agents.amounts import Standard, largest_amount, tiers_named
 from worker.agents.features import DEFAULT_PATTERNS, SENTENCE_RE
 from worker.agents.verifier import grams, item_content
 
@@ -117,27 +121,33 @@ CONCEPTS = _concepts()
 @dataclass(frozen=True)
 class Support:
     satisfied: bool
-    rule: str  # terms | concepts | anchor | not_an_element | "" (not shown)
+    rule: str  # terms | concepts | amount | anchor | not_an_element | "" (not shown)
     share: float  # the best sentence's share of the item's content bigrams
     span: tuple[int, int] | None  # where in the facts
     shown: tuple[str, ...] = ()  # the concepts, or the anchor word, that showed it
+    standard: Standard | None = None  # the amount rule: the standard reached (or, not shown, the one missed)
+    amount: float | None = None  # the amount rule: the largest sum the facts state
 
 
 class ElementChecker:
     """Checks items against one fact text; ``item_df`` counts the checklist items using each word
     (over every checklist of the corpus), for the anchor rule; ``tokenize`` splits an item into words."""
 
-    def __init__(self, *, tokenize: Callable[[str], list[str]], item_df: Counter | dict[str, int], n_items: int):
+    def __init__(self, *, tokenize: Callable[[str], list[str]], item_df: Counter | dict[str, int], n_items: int,
+                 standards: dict[int, dict[str, Standard]] | None = None):
         self.tokenize = tokenize
         self.item_df = dict(item_df)
         self.n_items = max(1, int(n_items))
+        # article pk → the amount standards its interpretations set (worker/agents/amounts.py)
+        self.standards = dict(standards or {})
         self._item_cache: dict[str, tuple] = {}
 
     @classmethod
-    def from_items(cls, questions: Iterable[str], *, tokenize: Callable[[str], list[str]]) -> ElementChecker:
+    def from_items(cls, questions: Iterable[str], *, tokenize: Callable[[str], list[str]],
+                   standards: dict[int, dict[str, Standard]] | None = None) -> ElementChecker:
         questions = list(questions)
         df = Counter(word for q in questions for word in set(content_words(q, tokenize)))
-        return cls(tokenize=tokenize, item_df=df, n_items=len(questions))
+        return cls(tokenize=tokenize, item_df=df, n_items=len(questions), standards=standards)
 
     def _item(self, question: str):
         found = self._item_cache.get(question)
@@ -184,10 +194,17 @@ class ElementChecker:
         out = []
         for group in groups:
             kept = [e for e in group if not any(inside(e[0], other[0]) for other in group if other is not e)]
-            out.append([(label, shown) for _, label, shown in kept])
+            # An item that names a concept by its own name means that concept, not a wider one matching
+            # the same words: "扒窃" is shown by 扒窃's expressions, never by any theft (秘密窃取).
+            named_as_such = [e for e in kept if e[1] in text]
+            out.append([(label, shown) for _, label, shown in (named_as_such or kept)])
         return out
 
-    def check(self, facts: str, questions: Sequence[str]) -> list[Support]:
+    def check(self, facts: str, questions: Sequence[str], *, article_pk: int | None = None) -> list[Support]:
+        """One Support per question; ``article_pk`` names the article the items belong to (for the amount
+        standards of its interpretations)."""
+        standards = self.standards.get(article_pk, {}) if article_pk is not None else {}
+        amount = largest_amount(facts) if standards else None
         sentences = [(m.start(), m.end(), m.group()) for m in SENTENCE_RE.finditer(facts)] or [(0, len(facts), facts)]
         sentence_grams = [grams(s) for _, _, s in sentences]
         windows = [(sentences[i][0], sentences[min(i + WINDOW, len(sentences)) - 1][1]) for i in range(len(sentences))]
@@ -205,6 +222,12 @@ class ElementChecker:
             if best >= TERMS_SHARE:
                 out.append(Support(True, "terms", round(best, 4), where))
                 continue
+            reached = _amount_reached(question, standards, amount)
+            if reached is not None and reached[0]:
+                sentence = next(((s, e) for s, e, _ in sentences if s <= amount.span[0] < e), amount.span)
+                out.append(Support(True, "amount", round(best, 4), sentence, (amount.text,), standard=reached[1],
+                                   amount=amount.yuan))
+                continue
             shown = self._concepts_shown(facts, windows, required)
             if shown:
                 out.append(Support(True, "concepts", round(best, 4), shown[0], tuple(shown[1])))
@@ -213,7 +236,9 @@ class ElementChecker:
             if hit:
                 out.append(Support(True, "anchor", round(best, 4), hit, (anchor,)))
                 continue
-            out.append(Support(False, "", round(best, 4), None))
+            missed = reached[1] if reached is not None else None  # the facts' amount is below it
+            out.append(Support(False, "", round(best, 4), None, standard=missed,
+                               amount=amount.yuan if missed is not None else None))
         return out
 
     @staticmethod
@@ -229,6 +254,16 @@ class ElementChecker:
                     span = (start + sentence.start(), start + sentence.end()) if sentence else (start, end)
                     return span, [label for label, _ in hits]
         return None
+
+
+def _amount_reached(question: str, standards: dict[str, Standard], amount) -> tuple[bool, Standard] | None:
+    """(reached, the lowest standard of a tier the item names) when the item asks about an amount tier the
+    standards know; None otherwise."""
+    known = [standards[t] for t in tiers_named(question) if t in standards]
+    if not known or amount is None:
+        return None
+    lowest = min(known, key=lambda s: s.yuan)
+    return amount.yuan >= lowest.yuan, lowest
 
 
 def content_words(question: str, tokenize: Callable[[str], list[str]]) -> list[str]:

@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from worker.agents import reasons
+from worker.agents.amounts import yuan_text
 from worker.agents.elements import ElementChecker
 from worker.agents.features import extract_features, focus_facts
 from worker.agents.graph_types import ChecklistEntry, Term
@@ -124,43 +125,61 @@ class StatisticalStrategy(Strategy):
         """Every item of every candidate article in one pass: the facts' sentences are split once and
         the verifier scores all items in one call (each item's verdict is its own, as one by one)."""
         items = [i for _, article_items in pairs for i in article_items]
-        verdicts = iter(self.verify_items(focus, None, items))
+        probabilities = iter(self._verifier_p(focus, items))
         for article, article_items in pairs:
-            article.items = [next(verdicts) for _ in article_items]
+            found = self.elements.check(focus, [i.question for i in article_items], article_pk=article.article_pk)
+            article.items = [self._verdict(focus, item, support, next(probabilities))
+                             for item, support in zip(article_items, found)]
 
     def verify_items(self, focus: str, article: ArticleAudit | None, items: list[ChecklistEntry]) -> list[ItemVerdict]:
-        found = self.elements.check(focus, [i.question for i in items])
-        probabilities = [None] * len(items)
-        if self.verifier is not None and items:
-            view = self._focus_view(focus)
-            if view["facts"] is None:
-                view["facts"] = FactsView(focus)
-            probabilities = [f["p"] for f in self.verifier.assess(view["facts"], [i.question for i in items])]
-        verdicts = []
-        for item, support, p in zip(items, found, probabilities):
-            span = support.span if support.satisfied else None
-            quote = focus[span[0]:span[1]] if span else ""
-            if support.rule == "terms":
-                reasoning = f"{support.share:.0%} of the item's terms occur in one sentence of the facts"
-                why = reasons.why(reasons.ITEM_TERMS_IN_SENTENCE, share=support.share)
-            elif support.rule == "concepts":
-                reasoning = f"the facts show {'、'.join(support.shown)}"
-                why = reasons.why(reasons.ITEM_FEATURE_MATCH, features=list(support.shown))
-            elif support.rule == "not_an_element":
-                reasoning = "about the sentence or the classification, not an element the facts can show"
-                why = reasons.why(reasons.ITEM_NOT_AN_ELEMENT)
-            elif support.rule == "anchor":
-                reasoning = f"the facts name {support.shown[0]}"
-                why = reasons.why(reasons.ITEM_ANCHOR, word=support.shown[0])
-            else:
-                reasoning = f"not shown: at most {support.share:.0%} of the item's terms occur in any sentence"
-                why = reasons.why(reasons.ITEM_NOT_SHOWN, share=support.share)
-            if p is not None:
-                why["verifier_p"] = round(float(p), 4)
-            verdicts.append(ItemVerdict(item_pk=item.pk, order=item.order, question=item.question,
-                                        satisfied=support.satisfied, score=round(float(p if p is not None else support.share), 4),
-                                        reasoning=reasoning, span=span, span_text=quote, why=why))
-        return verdicts
+        found = self.elements.check(focus, [i.question for i in items],
+                                    article_pk=article.article_pk if article is not None else None)
+        return [self._verdict(focus, item, support, p) for item, support, p in zip(items, found, self._verifier_p(focus, items))]
+
+    def _verifier_p(self, focus: str, items: list[ChecklistEntry]) -> list[float | None]:
+        """The trained item verifier's probability of each item (None without a verifier)."""
+        if self.verifier is None or not items:
+            return [None] * len(items)
+        view = self._focus_view(focus)
+        if view["facts"] is None:
+            view["facts"] = FactsView(focus)
+        return [f["p"] for f in self.verifier.assess(view["facts"], [i.question for i in items])]
+
+    @staticmethod
+    def _verdict(focus: str, item: ChecklistEntry, support, p: float | None) -> ItemVerdict:
+        span = support.span if support.satisfied else None
+        quote = focus[span[0]:span[1]] if span else ""
+        standard = support.standard
+        if support.rule == "terms":
+            reasoning = f"{support.share:.0%} of the item's terms occur in one sentence of the facts"
+            why = reasons.why(reasons.ITEM_TERMS_IN_SENTENCE, share=support.share)
+        elif support.rule == "concepts":
+            reasoning = f"the facts show {'、'.join(support.shown)}"
+            why = reasons.why(reasons.ITEM_FEATURE_MATCH, features=list(support.shown))
+        elif support.rule == "amount":
+            reasoning = (f"the facts state {yuan_text(support.amount)} ≥ {yuan_text(standard.yuan)}, the lowest standard "
+                         f"of {standard.tier} the interpretations set")
+            why = reasons.why(reasons.ITEM_AMOUNT_REACHED, amount=yuan_text(support.amount), tier=standard.tier,
+                              standard=yuan_text(standard.yuan), source=standard.source)
+        elif support.rule == "not_an_element":
+            reasoning = "about the sentence or the classification, not an element the facts can show"
+            why = reasons.why(reasons.ITEM_NOT_AN_ELEMENT)
+        elif support.rule == "anchor":
+            reasoning = f"the facts name {support.shown[0]}"
+            why = reasons.why(reasons.ITEM_ANCHOR, word=support.shown[0])
+        elif standard is not None:
+            reasoning = (f"not shown: the largest amount the facts state, {yuan_text(support.amount)}, is below "
+                         f"{yuan_text(standard.yuan)}, the lowest standard of {standard.tier}")
+            why = reasons.why(reasons.ITEM_AMOUNT_BELOW, amount=yuan_text(support.amount), tier=standard.tier,
+                              standard=yuan_text(standard.yuan), source=standard.source)
+        else:
+            reasoning = f"not shown: at most {support.share:.0%} of the item's terms occur in any sentence"
+            why = reasons.why(reasons.ITEM_NOT_SHOWN, share=support.share)
+        if p is not None:
+            why["verifier_p"] = round(float(p), 4)
+        return ItemVerdict(item_pk=item.pk, order=item.order, question=item.question, satisfied=support.satisfied,
+                           score=round(float(p if p is not None else support.share), 4), reasoning=reasoning, span=span,
+                           span_text=quote, why=why)
 
     def decide_articles(self, focus: str, articles: list[ArticleAudit], research: Research, graph: GraphStore,
                         on_decided) -> None:

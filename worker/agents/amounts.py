@@ -1,0 +1,110 @@
+"""Amounts of money in the facts, against the standards the judicial interpretations set for an article.
+
+Checklist items such as "是否达到数额较大标准" ask whether the amount of an offence reaches a standard
+that no article states itself: the interpretations do ("盗窃公私财物价值一千元至三千元以上、三万元至十万元
+以上……应当分别认定为刑法第二百六十四条规定的“数额较大”、“数额巨大”……"; "数额在五千元以上不满五万元的，
+应当认定为刑法第一百九十六条规定的“数额较大”"). This module reads those standards, and the largest sum of
+money the facts state, so the element check can decide such an item and quote both.
+
+Where an interpretation gives a range for regional standards ("一千元至三千元以上"), the lowest end is
+the standard read here: an amount at or above it reaches the standard in some region, which the verdict
+says. Only Chinese or Arabic numerals with 元 / 万元 / 亿元 are read; an amount given any other way is not
+read, and the item is then left to the other rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from worker.agents.numerals import NUMERAL_CHARS, chinese_to_int, int_to_chinese
+
+TIERS = ("数额较大", "数额巨大", "数额特别巨大")
+
+_NUMBER = rf"(\d+(?:\.\d+)?|[{NUMERAL_CHARS}]+)"
+# "3000元", "1.2万元", "人民币三万元", "五十万余元"; the unit may follow a range's first number ("一千元至三千元").
+_AMOUNT = re.compile(_NUMBER + r"\s*(万|亿)?余?\s*元")
+# A standard: the first amount of "A元(至B元)以上" or "A元以上不满B元".
+_STANDARD = re.compile(_NUMBER + r"\s*(万|亿)?元(?:至" + _NUMBER + r"\s*(?:万|亿)?元)?以上")
+_TIER_NAMED = re.compile(r"“(?:[^”]{0,6})?(数额(?:较大|巨大|特别巨大))”")
+_CLAUSE = re.compile(r"[^；。\n]+")
+_ARTICLE_NAMED = re.compile(rf"第([{NUMERAL_CHARS}]+)条")
+
+
+@dataclass(frozen=True)
+class Standard:
+    tier: str  # 数额较大 | 数额巨大 | 数额特别巨大
+    yuan: float  # the lowest amount that reaches it
+    source: str  # the clause of the interpretation that sets it
+
+
+@dataclass(frozen=True)
+class Amount:
+    yuan: float
+    span: tuple[int, int]  # where the facts state it
+    text: str
+
+
+def _value(number: str, unit: str | None) -> float | None:
+    try:
+        value = float(number)
+    except ValueError:
+        try:
+            value = float(chinese_to_int(number))
+        except ValueError:
+            return None
+    return value * {"万": 10_000, "亿": 100_000_000}.get(unit or "", 1)
+
+
+def standards(texts: Iterable[str], article: int) -> dict[str, Standard]:
+    """Tier → the lowest standard the interpretations ``texts`` set for Criminal Law ``article``.
+
+    A clause counts when it names the tiers in quotes and the last article it names before them is this
+    one, or it names none.
+    Several amounts before several tiers with 分别 pair in order; otherwise one tier takes the clause's
+    first amount."""
+    found: dict[str, Standard] = {}
+    wanted = int_to_chinese(article)
+    for text in texts:
+        for clause in _CLAUSE.findall(text or ""):
+            tiers = _TIER_NAMED.findall(clause)
+            if not tiers:
+                continue
+            first_tier = _TIER_NAMED.search(clause).start()
+            named = _ARTICLE_NAMED.findall(clause[:first_tier])
+            if named and named[-1] not in (wanted, str(article)):  # the standard of another article
+                continue
+            amounts = [v for m in _STANDARD.finditer(clause) if (v := _value(m.group(1), m.group(2))) is not None]
+            if not amounts:
+                continue
+            if "分别" in clause and len(amounts) >= len(tiers):
+                pairs = list(zip(tiers, amounts))
+            elif len(tiers) == 1:
+                pairs = [(tiers[0], amounts[0])]
+            else:
+                continue
+            for tier, yuan in pairs:
+                if tier in TIERS and (tier not in found or yuan < found[tier].yuan):
+                    found[tier] = Standard(tier=tier, yuan=yuan, source=clause.strip())
+    return found
+
+
+def largest_amount(facts: str) -> Amount | None:
+    """The largest sum of money the facts state (a total, where the facts give one, is the largest)."""
+    best = None
+    for m in _AMOUNT.finditer(facts):
+        value = _value(m.group(1), m.group(2))
+        if value is not None and (best is None or value > best.yuan):
+            best = Amount(yuan=value, span=m.span(), text=m.group(0))
+    return best
+
+
+def tiers_named(question: str) -> list[str]:
+    """The amount tiers a checklist item asks about ("数额巨大或者数额特别巨大" → both)."""
+    named = re.findall(r"数额(特别巨大|巨大|较大)", question)
+    return [f"数额{n}" for n in dict.fromkeys(named)]
+
+
+def yuan_text(value: float) -> str:
+    return f"{value / 10_000:g}万元" if value >= 10_000 else f"{value:g}元"
