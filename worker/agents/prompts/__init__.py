@@ -336,11 +336,11 @@ def build_prompt(stage: str, lang: str = "zh", *, facts: str, defendant: str = "
       (each shown once)
     - ``articles_decision``: ``articles`` [{key, label, text, interpretations, satisfied, failed}],
       ``interpretations`` [{id, source, text}]
-
-    Interpretations are cut to their passage about the article(s) they are given for
-    (an article key that is not a number, e.g. in tests, leaves them whole).
     - ``adjudicate``: ``evidence`` [{kind, ref, text}] numbered from 1,
       ``article_keys`` (default: refs of kind "article"), ``charges`` (optional vocabulary)
+
+    Interpretations are cut to their passage about the article(s) they are given for
+    (:mod:`.passages`; an article key that is not a number leaves them whole).
     """
     _check_stage(stage)
     t = _texts(lang)
