@@ -1,6 +1,7 @@
 """The LLM strategy: scripted in-process, and over real HTTP against the OpenAI-compatible stub."""
 
 import datetime as dt
+import json
 
 import pytest
 
@@ -24,7 +25,7 @@ def good_replies(graph, *, adjudication=None):
     return [
         {"defendant": [], "behaviour": ["入户", "秘密窃取"], "victim": ["财物为现金"], "mental": ["以非法占有为目的"]},
         {"charges": ["盗窃罪"], "reasoning": "入户窃取现金"},
-        {"items": [{"id": i.pk, "verdict": True, "reasoning": "事实支持", "fact_span": "秘密窃取现金人民币五千元"} for i in items]},
+        {"items": [{"id": i.pk, "met": True, "why": "事实支持", "span": "秘密窃取现金"} for i in items]},
         {"applies": True, "reasoning": "要件齐备"},
         adjudication or {"acts": [{"description": "入户盗窃", "articles": ["264"]}], "charges": ["盗窃罪"], "articles": ["264"],
                          "term": {"months": 10, "life": False, "death": False}, "reasoning": "依照第二百六十四条[1]，要件均有事实支持[2]，构成盗窃罪。"},
@@ -68,14 +69,15 @@ def test_a_scripted_model_produces_a_verified_judgment():
     assert bundle.judgment.status == Status.JUDGED, bundle.judgment.message
     assert bundle.judgment.charges == ["盗窃罪"] and bundle.judgment.citations == [1, 2]
     assert len(bundle.llm_records) == 5 and bundle.versions["strategy"] == "llm/1"
-    assert all(i.span_text for i in bundle.audit.articles[0].items)
+    # The reply names the opening words of the supporting sentence; the verdict shows the whole sentence.
+    assert all(i.span_text == FACTS and i.span == (0, len(FACTS)) for i in bundle.audit.articles[0].items)
 
 
 def test_per_item_checklist_mode_makes_one_call_per_item():
     graph = tiny_legal_graph()
     items = graph.checklist(5)
     replies = good_replies(graph)
-    per_item = [{"verdict": n != 0, "reasoning": "事实支持" if n else "无证据", "fact_span": "秘密窃取现金人民币五千元" if n else ""}
+    per_item = [{"met": n != 0, "why": "事实支持" if n else "无证据", "span": "秘密窃取现金" if n else ""}
                 for n in range(len(items))]
     replies[2:3] = per_item
     client = ScriptedClient(replies)
@@ -95,7 +97,7 @@ def test_a_cut_off_reply_for_a_whole_article_is_asked_again_item_by_item():
     graph = tiny_legal_graph()
     items = graph.checklist(5)
     replies = good_replies(graph)
-    per_item = [{"verdict": True, "reasoning": "事实支持", "fact_span": "秘密窃取现金人民币五千元"} for _ in items]
+    per_item = [{"met": True, "why": "事实支持", "span": "秘密窃取现金"} for _ in items]
     replies[2:3] = [ModelOutputInvalid("not valid JSON (reply cut off at max_tokens)", raw_text='{"items": [{"id'),
                     *per_item]
     bundle = run(ScriptedClient(replies), graph)
@@ -120,7 +122,7 @@ def test_a_quote_that_is_not_in_the_facts_does_not_count_as_support():
     graph = tiny_legal_graph()
     replies = good_replies(graph)
     for item in replies[2]["items"]:
-        item["fact_span"] = "被告人持刀抢劫"
+        item["span"] = "被告人持刀抢劫"
     bundle = run(ScriptedClient(replies), graph)
     assert not any(i.satisfied for i in bundle.audit.articles[0].items)
 
@@ -141,15 +143,15 @@ def test_an_unverified_judgment_from_the_model_is_rejected(reasoning, articles, 
 
 # --- several candidate articles: batched checklists and decisions ------------------------------
 
-SPAN = "秘密窃取现金人民币五千元"
+SPAN = "秘密窃取现金"
 
 
 def two_article_replies(graph, *, fraud_satisfied=False, leave_out=0):
     """Theft (264, five items) and fraud (266, four items) are both pre-judged."""
     theft, fraud = graph.checklist(5), graph.checklist(6)
-    answers = [{"id": i.pk, "verdict": True, "reasoning": "事实支持", "fact_span": SPAN} for i in theft]
-    answers += [{"id": i.pk, "verdict": fraud_satisfied, "reasoning": "无证据" if not fraud_satisfied else "事实支持",
-                 "fact_span": SPAN if fraud_satisfied else ""} for i in fraud]
+    answers = [{"id": i.pk, "met": True, "why": "事实支持", "span": SPAN} for i in theft]
+    answers += [{"id": i.pk, "met": fraud_satisfied, "why": "无证据" if not fraud_satisfied else "事实支持",
+                 "span": SPAN if fraud_satisfied else ""} for i in fraud]
     return theft, fraud, [
         {"defendant": [], "behaviour": ["秘密窃取"], "victim": [], "mental": []},
         {"charges": ["盗窃罪", "诈骗罪"], "reasoning": "窃取或骗取"},
@@ -181,7 +183,7 @@ def test_the_checklists_of_several_articles_share_one_call_and_an_unsupported_ar
 def test_an_item_the_batched_reply_leaves_out_is_asked_alone():
     graph = tiny_legal_graph()
     _theft, fraud, replies = two_article_replies(graph, leave_out=1)
-    alone = {"verdict": False, "reasoning": "无证据", "fact_span": ""}
+    alone = {"met": False, "why": "无证据", "span": ""}
     client = ScriptedClient(replies + [alone, {"applies": True, "reasoning": "要件齐备"}, ADJUDICATION])
     client.max_tokens = 4096
     bundle = run(client, graph, context_tokens=16384)
@@ -200,7 +202,7 @@ def test_a_reply_refused_for_leaving_items_out_keeps_its_verdicts_and_asks_only_
     _theft, fraud, replies = two_article_replies(graph)
     batch = replies.pop()["items"]
     partial = json.dumps({"items": batch[:-2]}, ensure_ascii=False)  # a server without structured output
-    alone = {"verdict": False, "reasoning": "无证据", "fact_span": ""}
+    alone = {"met": False, "why": "无证据", "span": ""}
     replies += [ModelOutputInvalid("items: expected 9 items", raw_text=partial), alone, alone]
     client = ScriptedClient(replies + [{"applies": True, "reasoning": "要件齐备"}, ADJUDICATION])
     client.max_tokens = 4096
@@ -249,6 +251,90 @@ def test_the_supported_articles_are_decided_in_one_call():
     assert stages_of(bundle) == ["features", "predict_charges", "checklist_batch", "articles_decision", "adjudicate"]
     by_key = {a.key: a for a in bundle.audit.articles}
     assert by_key["264"].passed and not by_key["266"].passed and by_key["266"].reason == "无虚构事实"
+
+
+# --- compact verdicts and prompts (issue 20, build 4) --------------------------------------
+
+@pytest.mark.parametrize(("facts", "quote", "sentence"), [
+    ("甲于某日入户。随后秘密窃取现金五千元，逃离现场。次日被抓获。", "秘密窃取现金", "随后秘密窃取现金五千元，逃离现场。"),
+    ("甲于某日入户。随后秘密窃取现金五千元，逃离现场。次日被抓获。", "入户。随后", "甲于某日入户。随后秘密窃取现金五千元，逃离现场。"),
+    ("甲于某日入户。随后秘密窃取现金五千元，逃离现场。\n次日被抓获", "次日被", "次日被抓获"),
+    ("甲于某日入户。随后秘密窃取现金五千元，逃离现场。", "逃离现场。", "随后秘密窃取现金五千元，逃离现场。"),
+    ("经查，" + "甲" * 300 + "，秘密窃取现金，" + "乙" * 300 + "。", "秘密窃取", "秘密窃取现金，"),  # a sentence too long: its clause
+])
+def test_a_quoted_span_stands_for_its_whole_sentence(facts, quote, sentence):
+    from worker.agents.strategies.llm import _sentence_bounds
+
+    start = facts.find(quote)
+    first, last = _sentence_bounds(facts, start, start + len(quote))
+    assert facts[first:last] == sentence
+
+
+def test_a_reply_recorded_in_the_earlier_verdict_format_is_still_read():
+    # A bundle stored before the compact format is replayed from its replies: {"verdict", "reasoning", "fact_span"}.
+    graph = tiny_legal_graph()
+    replies = good_replies(graph)
+    replies[2] = {"items": [{"id": i["id"], "verdict": True, "reasoning": "事实支持", "fact_span": "秘密窃取现金人民币五千元"}
+                            for i in replies[2]["items"]]}
+    bundle = run(ScriptedClient(replies), graph)
+    assert bundle.judgment.status == Status.JUDGED, bundle.judgment.message
+    assert all(i.satisfied and i.span_text == FACTS and i.reasoning == "事实支持" for i in bundle.audit.articles[0].items)
+
+
+class RecordingClient(ScriptedClient):
+    """A scripted client that keeps every prompt it was sent."""
+
+    max_tokens = 4096
+
+    def __init__(self, replies):
+        super().__init__(replies)
+        self.sent = []
+
+    def complete_json(self, messages, schema, *, name, stage=None):
+        self.sent.append((name, messages[1]["content"], schema))
+        return super().complete_json(messages, schema, name=name, stage=stage)
+
+
+def test_one_defendant_is_told_every_article_interpretation_and_item_once():
+    graph = tiny_legal_graph()
+    graph.add_interpretation(4, "示例：侵财案件的解释（测试用）", "第二条",
+                             "第二条 诈骗公私财物，依照刑法第二百六十六条的规定定罪处罚。\n"
+                             "盗窃公私财物价值一千元以上的，应当认定为刑法第二百六十四条规定的“数额较大”。\n"
+                             "明知是盗窃所得而窝藏的，依照刑法第三百一十二条的规定定罪处罚。", (5, 6))
+    graph.add_interpretation(5, "示例：信用卡案件的解释（测试用）", "第五条",
+                             "第五条 非法持有他人信用卡的，依照刑法第一百七十七条之一的规定定罪处罚。", (5,))
+    theft, fraud, replies = two_article_replies(graph)
+    client = RecordingClient(replies + [{"applies": True, "reasoning": "要件齐备"}, ADJUDICATION])
+    bundle = run(client, graph, context_tokens=16384)
+    assert bundle.judgment.status == Status.JUDGED, bundle.judgment.message
+    checklists = [content for name, content, _ in client.sent if name.startswith("checklist")]
+    assert len(checklists) == 1, "both checklists in one call"
+    batch = checklists[0]
+    for item in [*theft, *fraud]:
+        assert batch.count(f'"{item.pk}": ' + json.dumps(item.question, ensure_ascii=False)) == 1
+    assert batch.count("应当认定为刑法第二百六十四条") == 1, "an interpretation of both articles is shown once"
+    assert "第二条　第二条" not in batch and "第三百一十二条" not in batch, "only the passages about these articles"
+    assert "信用卡" not in batch, "an interpretation about another article is not shown at all"
+    assert batch.count(FACTS) == 1 and '"question"' not in batch
+    # The reply is compact: item id, met, a short reason and the opening words of the supporting sentence.
+    schema = next(schema for name, _, schema in client.sent if name == "checklist_batch")
+    assert schema["properties"]["items"]["items"]["required"] == ["id", "met", "why", "span"]
+
+
+def test_the_checklists_of_a_typical_defendant_fit_one_call_at_the_default_budget():
+    # About 70 items over 9 candidate articles (the P4/P5 defendants): one call at the production
+    # reply budget (LEXTRACE_LLM_MAX_REPLY_TOKENS 4096, 50 tokens per compact item reply).
+    from worker.agents.graph_types import ChecklistEntry
+    from worker.agents.strategies.llm import ITEM_REPLY_TOKENS
+    from worker.agents.types import ArticleAudit
+
+    pairs = [(ArticleAudit(article_pk=n, key=str(200 + n), label=f"第{n}条", charges=[], version_pk=n, text="条文" * 60,
+                           in_force=True),
+              [ChecklistEntry(pk=100 * n + i, version_pk=n, order=i, question="是否具备某一构成要件") for i in range(8)])
+             for n in range(1, 10)]
+    client = RecordingClient([])
+    batches = list(LLMStrategy(client, context_tokens=16384)._batches(FACTS * 10, pairs))
+    assert ITEM_REPLY_TOKENS * 72 <= client.max_tokens and len(batches) == 1
 
 
 # --- over real HTTP --------------------------------------------------------------

@@ -209,7 +209,7 @@ def test_schemas_are_narrowed_to_the_offered_ids():
     assert validate({"community": 4, "reasoning": ""}, community)
 
     checklist = build("checklist_article").schema
-    item = {"verdict": True, "reasoning": "r", "fact_span": "窃取手机一部"}
+    item = {"met": True, "why": "r", "span": "窃取手机一部"}
     assert validate({"items": [{"id": 7, **item}, {"id": 8, **item}]}, checklist) == []
     assert validate({"items": [{"id": 7, **item}]}, checklist)  # every item, not fewer
     assert validate({"items": [{"id": 7, **item}, {"id": 9, **item}]}, checklist)
@@ -294,3 +294,83 @@ def test_unknown_language_and_empty_facts_are_refused():
         build("features", lang="fr")
     with pytest.raises(ValueError):
         build("features", facts="  ")
+
+
+# --- compact checklist prompts (issue 20, build 4: tokens per defendant) ------------------------
+
+THEFT_AND_FRAUD = (
+    "示例解释第二条　第二条 诈骗公私财物，数额较大的，依照刑法第二百六十六条的规定定罪处罚。\n"
+    "盗窃公私财物价值一千元以上的，应当认定为刑法第二百六十四条规定的“数额较大”。\n"
+    "明知是盗窃所得而窝藏的，依照刑法第三百一十二条的规定定罪处罚。\n"
+    "事前通谋的，以共犯论处。"
+)
+ONLY_177_1 = "示例解释第五条　第五条 非法持有他人信用卡五张以上的，应当认定为刑法第一百七十七条之一第一款第二项规定的“数量较大”。"
+
+
+def test_a_batched_checklist_shows_each_item_as_id_and_question_and_asks_a_compact_verdict():
+    prompt = build("checklist_batch")
+    content = prompt.messages[1]["content"]
+    articles = [json.loads(line) for line in block(content, "ARTICLES").split("\n")]
+    assert articles[0] == {"label": "第二百六十四条", "text": ARTICLE["text"], "interpretations": [1],
+                           "items": {"7": "是否秘密窃取？"}}
+    assert '"question"' not in content and '"key"' not in block(content, "ARTICLES")
+    reply = prompt.schema["properties"]["items"]["items"]
+    assert set(reply["required"]) == {"id", "met", "why", "span"} and reply["properties"]["id"]["enum"] == [7, 9]
+    assert "fact_span" not in content and "verdict" not in content
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("stage", ["checklist_item", "checklist_article", "checklist_batch"])
+def test_every_checklist_stage_asks_for_the_opening_words_of_the_supporting_sentence(stage, lang):
+    content = build(stage, lang).messages[1]["content"]
+    task = content.split("\nFACTS>>>", 1)[1].split("<<<", 1)[0]
+    assert '"met"' in task and '"why"' in task and '"span"' in task
+    assert ("8 至 15 个字" if lang == "zh" else "first 8 to 15 characters") in task
+    schema = build(stage, lang).schema
+    verdict = schema if stage == "checklist_item" else schema["properties"]["items"]["items"]
+    assert {"met", "why", "span"} <= set(verdict["required"])
+
+
+def test_an_interpretation_is_shown_once_per_batch_and_only_its_passages_about_the_articles():
+    articles = [{**ARTICLE, "interpretations": [1, 2], "items": [{"id": 7, "question": "是否秘密窃取？"}]},
+                {"key": "266", "label": "第二百六十六条", "text": "诈骗公私财物……", "interpretations": [1],
+                 "items": [{"id": 9, "question": "是否虚构事实？"}]}]
+    interpretations = [{"id": 1, "text": THEFT_AND_FRAUD}, {"id": 2, "text": ONLY_177_1}]
+    content = build("checklist_batch", articles=articles, interpretations=interpretations).messages[1]["content"]
+    listed = [json.loads(line) for line in block(content, "INTERPRETATION_LIST").split("\n")]
+    assert [i["id"] for i in listed] == [1], "an interpretation about other articles only is left out"
+    text = listed[0]["text"]
+    assert text.startswith("示例解释第二条　诈骗公私财物"), "the repeated heading is said once"
+    assert "第二百六十六条" in text and "第二百六十四条" in text  # the passages of both articles that refer to it
+    assert "第三百一十二条" not in text and "以共犯论处" not in text and text.endswith("……")
+    shown = [json.loads(line) for line in block(content, "ARTICLES").split("\n")]
+    assert [a["interpretations"] for a in shown] == [[1], [1]], "the left-out id is taken out of the article's list"
+    assert content.count("盗窃公私财物价值一千元以上") == 1
+
+
+def test_a_single_article_sees_only_the_passages_about_it():
+    content = build("checklist_article", interpretations=[THEFT_AND_FRAUD, ONLY_177_1]).messages[1]["content"]
+    shown = [json.loads(line) for line in block(content, "INTERPRETATIONS").split("\n")]
+    assert len(shown) == 1 and "第二百六十四条" in shown[0]["text"] and "第二百六十六条" not in shown[0]["text"]
+    assert json.loads(block(content, "ITEMS")) == {"7": "是否以非法占有为目的？", "8": "是否数额较大？"}
+    assert json.loads(block(content, "ARTICLE")) == {"label": "第二百六十四条", "text": ARTICLE["text"]}
+
+
+def test_the_decision_stages_list_the_judged_items_by_their_questions():
+    content = build("articles_decision").messages[1]["content"]
+    shown = [json.loads(line) for line in block(content, "ARTICLES").split("\n")]
+    assert shown[0] == {"key": "264", "label": "第二百六十四条", "text": ARTICLE["text"], "interpretations": [],
+                        "satisfied": ["是否秘密窃取？"], "failed": []}
+    single = build("article_decision").messages[1]["content"]
+    assert block(single, "SATISFIED") == json.dumps("是否以非法占有为目的？：秘密窃取", ensure_ascii=False)
+
+
+def test_an_interpretation_in_the_evidence_is_cut_to_its_article_but_never_dropped():
+    evidence = [{"kind": "article", "ref": "264", "text": ARTICLE["text"]},
+                {"kind": "interpretation", "ref": "264", "text": THEFT_AND_FRAUD},
+                {"kind": "interpretation", "ref": "264", "text": ONLY_177_1}]
+    records = [json.loads(line) for line in block(build("adjudicate", evidence=evidence).messages[1]["content"],
+                                                  "EVIDENCE").split("\n")]
+    assert [r["n"] for r in records] == [1, 2, 3]
+    assert "第二百六十四条" in records[1]["text"] and "第二百六十六条" not in records[1]["text"]
+    assert records[2]["text"] == ONLY_177_1, "numbered evidence is shown whole rather than left out"

@@ -39,7 +39,7 @@ def test_a_changed_recorded_verdict_shows_in_the_diff():
     stored = llm_bundle(graph)
     edited = copy.deepcopy(stored)
     checklist = next(r for r in edited["llm_records"] if r["prompt"]["stage"] == "checklist_article")
-    checklist["result"]["value"]["items"][0]["verdict"] = False
+    checklist["result"]["value"]["items"][0]["met"] = False
     again, _ = replay(edited, graph)
     rows = bundle_diff(stored, again)
     assert any(r["stage"] == "auditor" and "item" in r["what"] and r["before"] is True and r["after"] is False for r in rows)

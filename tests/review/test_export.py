@@ -29,8 +29,9 @@ def test_only_approved_runs_are_exported_with_the_reviewers_verdicts(judged_run,
             and f"\"id\": {item['item_pk']}" in r["messages"][-1]["content"]]
     answer = json.loads(mine[0]["messages"][-1]["content"])
     verdict = next(i for i in answer["items"] if i["id"] == item["item_pk"])
-    assert verdict["verdict"] is (not item["satisfied"]), "the override, not the Auditor's verdict, is the label"
-    assert verdict["reasoning"].startswith("reviewer: reviewer's reading")
+    assert verdict["met"] is (not item["satisfied"]), "the override, not the Auditor's verdict, is the label"
+    assert verdict["why"].startswith("reviewer: reviewer's reading")
+    assert set(verdict) == {"id", "met", "why", "span"} and len(verdict["span"]) <= 15
 
 
 def test_a_run_overlapping_an_evaluation_set_is_dropped(judged_run, personas, tmp_path):

@@ -37,6 +37,10 @@ def approved_results() -> Iterator[tuple[DefendantResult, dict]]:
         yield result, (whatif.bundle if whatif and whatif.bundle else result.bundle)
 
 
+# The checklist prompts ask for the first 8 to 15 characters of the supporting sentence.
+SPAN_CHARS = 15
+
+
 def _assistant(answer: dict) -> dict:
     return {"role": "assistant", "content": json.dumps(answer, ensure_ascii=False)}
 
@@ -52,8 +56,9 @@ def approved_examples(bundle: Bundle, *, lang: str = "zh") -> list[dict]:
                               article={"key": a.key, "label": a.label, "text": a.text},
                               interpretations=a.interpretation_texts,
                               items=[{"id": i.item_pk, "question": i.question} for i in a.items])
-        answer = {"items": [{"id": i.item_pk, "verdict": bool(i.satisfied), "reasoning": i.reasoning,
-                             "fact_span": i.span_text} for i in a.items]}
+        # The product's compact verdict: the opening words of the supporting sentence stand for it.
+        answer = {"items": [{"id": i.item_pk, "met": bool(i.satisfied), "why": i.reasoning,
+                             "span": i.span_text[:SPAN_CHARS] if i.satisfied else ""} for i in a.items]}
         out.append({"stage": "checklist_article", "messages": prompt.messages + [_assistant(answer)]})
     judgment = bundle.judgment
     if judgment and judgment.status == "judged" and judgment.evidence:

@@ -15,6 +15,13 @@ the longest possible prefix (vLLM and llama.cpp reuse a cached prefix):
 All untrusted text sits inside data blocks (see :mod:`.blocks`); instruction
 text is ours alone and contains no data.
 
+Compact by design (every call is paid per token): a checklist item is shown as
+``{"<id>": "<question>"}``, an article by its label and text, each judicial
+interpretation once per call and cut to the passage that bears on the articles
+it is shown for (:mod:`.passages`), and a verdict is answered as
+``{"id", "met", "why", "span"}`` where ``span`` is the opening words of the
+supporting sentence of the facts, not the sentence itself.
+
 Evidence numbering for ``adjudicate``: ``evidence[i]`` is shown as ``n = i + 1``
 and the model must cite it as ``[n]`` in ``reasoning``; use
 :func:`extract_citations` to read them back.
@@ -32,11 +39,12 @@ from typing import Any
 
 from worker.agents.prompts import en, zh
 from worker.agents.prompts.blocks import data_block, json_line, json_lines, sanitize_data
+from worker.agents.prompts.passages import article_ref, interpretation_passage
 from worker.agents.prompts.schemas import MAX_TERM_MONTHS, SCHEMAS, STAGES, narrow
 
 # Bump on any change of wording, layout or schema: it is stored with every
 # judgment and enters the evidence-bundle hash.
-PROMPT_VERSION = "lextrace-prompts/2026-12.2"
+PROMPT_VERSION = "lextrace-prompts/2026-12.3"
 LANGS: tuple[str, ...] = ("zh", "en")
 _TEXTS: dict[str, ModuleType] = {"zh": zh, "en": en}
 EVIDENCE_KINDS = ("article", "interpretation", "checklist", "precedent", "fact")
@@ -121,15 +129,30 @@ def _article_record(article: Mapping) -> dict:
     return {"key": str(article["key"]), "label": str(article.get("label", "")), "text": article["text"]}
 
 
-def _interpretation_records(interpretations: Sequence) -> list[dict]:
+def _shown_article(record: dict) -> dict:
+    """An article as a checklist prompt shows it: its label (the key when it has none) and its text."""
+    return {"label": record["label"] or record["key"], "text": record["text"]}
+
+
+def _interpretation_record(source: str, text: str) -> dict:
+    return {"source": source, "text": text} if source else {"text": text}
+
+
+def _interpretation_records(interpretations: Sequence, article_key: str) -> list[dict]:
+    """The interpretations of one article, each cut to its passage about that article (one that does
+    not bear on it is left out)."""
+    ref = article_ref(article_key)
     out = []
     for i in interpretations:
         if isinstance(i, str):
-            out.append({"source": "", "text": i})
+            source, text = "", i
         elif isinstance(i, Mapping) and "text" in i:
-            out.append({"source": str(i.get("source", "")), "text": i["text"]})
+            source, text = str(i.get("source", "")), i["text"]
         else:
             raise ValueError("an interpretation is text or a mapping with 'text'")
+        passage = interpretation_passage(text, [ref] if ref else [])
+        if passage is not None:
+            out.append(_interpretation_record(source, passage))
     return out
 
 
@@ -142,41 +165,74 @@ def _item_record(item: Mapping) -> dict:
     return out
 
 
-def _batch_articles(articles: Sequence, *, decided: bool) -> list[dict]:
-    out = []
+def _item_map(items: Sequence[Mapping]) -> tuple[list[dict], dict[str, str]]:
+    """Checklist items as checked (id and question) and as shown: {"<id>": "<question>"}."""
+    records = [_item_record(i) for i in items]
+    return records, {str(r["id"]): r["question"] for r in records}
+
+
+def _decided_item(item: Mapping) -> str:
+    """An item already judged, as the decision stages show it: its question (and the reason, if given)."""
+    record = _item_record(item)
+    return record["question"] + ("：" + record["reasoning"] if "reasoning" in record else "")
+
+
+def _batch_articles(articles: Sequence, *, decided: bool) -> tuple[list[dict], list[dict]]:
+    """(the articles as given, their records as shown). A checklist shows an article by its label,
+    text, interpretation ids and items {"<id>": "<question>"}; a decision also by its key, which the
+    reply names, with the questions of the items judged satisfied and failed."""
+    given, shown = [], []
     for a in articles:
         record = _article_record(a)
         record["interpretations"] = [int(i) for i in a.get("interpretations", ())]
+        view: dict = dict(record) if decided else _shown_article(record)
+        view["interpretations"] = record["interpretations"]
         if decided:
-            record["satisfied"] = [_item_record(i) for i in a.get("satisfied", ())]
-            record["failed"] = [_item_record(i) for i in a.get("failed", ())]
+            view["satisfied"] = [_decided_item(i) for i in a.get("satisfied", ())]
+            view["failed"] = [_decided_item(i) for i in a.get("failed", ())]
         else:
-            record["items"] = [_item_record(i) for i in a.get("items", ())]
+            record["items"], view["items"] = _item_map(a.get("items", ()))
             if not record["items"]:
                 raise ValueError(f"article {record['key']} has no checklist item to decide")
-        out.append(record)
-    if len({r["key"] for r in out}) != len(out):
+        given.append(record)
+        shown.append(view)
+    if len({r["key"] for r in given}) != len(given):
         raise ValueError("article keys must be distinct")
-    return out
+    return given, shown
 
 
-def _interpretation_list(interpretations: Sequence[Mapping]) -> list[dict]:
-    """Interpretations shown once per call, each with an id the articles refer to."""
+def _interpretation_list(interpretations: Sequence[Mapping], given: list[dict], shown: list[dict]) -> list[dict]:
+    """Interpretations shown once per call, each with an id the articles refer to, cut to the passage
+    that bears on the articles referring to it; one that bears on none of them is left out (and its
+    id taken out of their lists)."""
     out = []
     for i in interpretations:
         if not isinstance(i, Mapping) or "id" not in i or "text" not in i:
             raise ValueError("a listed interpretation needs 'id' and 'text'")
-        out.append({"id": int(i["id"]), "source": str(i.get("source", "")), "text": i["text"]})
+        pk = int(i["id"])
+        refs = [article_ref(a["key"]) for a in given if pk in a["interpretations"]]
+        passage = interpretation_passage(i["text"], [r for r in refs if r] if all(refs) else [])
+        if passage is None:
+            for view in shown:
+                view["interpretations"] = [x for x in view["interpretations"] if x != pk]
+            continue
+        out.append({"id": pk, **_interpretation_record(str(i.get("source", "")), passage)})
     return out
 
 
 def evidence_records(evidence: Sequence[Mapping]) -> list[dict]:
-    """The evidence list as shown to the adjudicator: ``n`` is position + 1."""
+    """The evidence list as shown to the adjudicator: ``n`` is position + 1. An interpretation (its
+    ``ref`` is the article it is evidence for) is cut to its passage about that article; one with no
+    such passage stays whole, as numbered evidence is never left out."""
     out = []
     for n, e in enumerate(evidence, start=1):
         if not isinstance(e, Mapping) or e.get("kind") not in EVIDENCE_KINDS or "text" not in e:
             raise ValueError(f"evidence {n}: needs kind in {EVIDENCE_KINDS} and text")
-        out.append({"n": n, "kind": e["kind"], "ref": str(e.get("ref", "")), "text": e["text"]})
+        ref, text = str(e.get("ref", "")), e["text"]
+        if e["kind"] == "interpretation" and isinstance(text, str):
+            article = article_ref(ref)
+            text = (interpretation_passage(text, [article]) if article else None) or text
+        out.append({"n": n, "kind": e["kind"], "ref": ref, "text": text})
     return out
 
 
@@ -219,26 +275,28 @@ def _stage_data(stage: str, t: ModuleType, data: dict[str, Any]) -> tuple[list[s
             extra_rules.append(t.CHARGES_RESTRICTED)
             sections.append(_labelled(t, "CHARGES", json_lines(narrow_args["charge_vocabulary"])))
     elif stage in ("checklist_item", "checklist_article", "article_decision"):
-        sections.append(_labelled(t, "ARTICLE", json_line(_article_record(take("article", required=True)))))
-        interpretations = _interpretation_records(take("interpretations", ()))
+        article = _article_record(take("article", required=True))
+        sections.append(_labelled(t, "ARTICLE", json_line(_shown_article(article))))
+        interpretations = _interpretation_records(take("interpretations", ()), article["key"])
         sections.append(_labelled(t, "INTERPRETATIONS", json_lines(interpretations)))
         if stage == "checklist_item":
-            sections.append(_labelled(t, "ITEM", json_line(_item_record(take("item", required=True)))))
+            item = _item_record(take("item", required=True))
+            sections.append(_labelled(t, "ITEM", json_line({"question": item["question"]})))
         elif stage == "checklist_article":
-            items = [_item_record(i) for i in take("items", required=True)]
-            narrow_args["items"] = items
-            sections.append(_labelled(t, "ITEMS", json_lines(items)))
+            narrow_args["items"], items = _item_map(take("items", required=True))
+            sections.append(_labelled(t, "ITEMS", json_line(items)))
         else:
-            sections.append(_labelled(t, "SATISFIED", json_lines([_item_record(i) for i in take("satisfied", ())])))
-            sections.append(_labelled(t, "FAILED", json_lines([_item_record(i) for i in take("failed", ())])))
+            sections.append(_labelled(t, "SATISFIED", json_lines([_decided_item(i) for i in take("satisfied", ())])))
+            sections.append(_labelled(t, "FAILED", json_lines([_decided_item(i) for i in take("failed", ())])))
     elif stage in ("checklist_batch", "articles_decision"):
-        articles = _batch_articles(take("articles", required=True), decided=stage == "articles_decision")
-        sections.append(_labelled(t, "ARTICLES", json_lines(articles)))
-        sections.append(_labelled(t, "INTERPRETATION_LIST", json_lines(_interpretation_list(take("interpretations", ())))))
+        given, shown = _batch_articles(take("articles", required=True), decided=stage == "articles_decision")
+        listed = _interpretation_list(take("interpretations", ()), given, shown)
+        sections.append(_labelled(t, "ARTICLES", json_lines(shown)))
+        sections.append(_labelled(t, "INTERPRETATION_LIST", json_lines(listed)))
         if stage == "checklist_batch":
-            narrow_args["items"] = [i for a in articles for i in a["items"]]
+            narrow_args["items"] = [i for a in given for i in a["items"]]
         else:
-            narrow_args["article_keys"] = [a["key"] for a in articles]
+            narrow_args["article_keys"] = [a["key"] for a in given]
     elif stage == "adjudicate":
         records = evidence_records(take("evidence", required=True))
         if not records:
@@ -280,6 +338,9 @@ def build_prompt(stage: str, lang: str = "zh", *, facts: str, defendant: str = "
       ``interpretations`` [{id, source, text}]
     - ``adjudicate``: ``evidence`` [{kind, ref, text}] numbered from 1,
       ``article_keys`` (default: refs of kind "article"), ``charges`` (optional vocabulary)
+
+    Interpretations are cut to their passage about the article(s) they are given for
+    (:mod:`.passages`; an article key that is not a number leaves them whole).
     """
     _check_stage(stage)
     t = _texts(lang)

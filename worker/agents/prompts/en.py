@@ -23,18 +23,23 @@ BLOCK_LABELS = {
     "CASES": "Candidate precedents (one JSON object per line):",
     "COMMUNITIES": "Candidate case communities (one JSON object per line):",
     "CHARGES": "Charges to choose from (one JSON string per line):",
-    "ARTICLE": "Candidate article (a JSON object):",
-    "INTERPRETATIONS": "Related judicial interpretations (one JSON object per line; may be empty):",
+    "ARTICLE": "Candidate article (a JSON object; label is the article's number):",
+    "INTERPRETATIONS": "Related judicial interpretations (one JSON object per line, only the passages about this article, \"……\" where text is left out; may be empty):",
     "ITEM": "Checklist item (a JSON object):",
-    "ITEMS": "Checklist items (one JSON object per line):",
-    "SATISFIED": "Items already judged satisfied (one JSON object per line; may be incomplete):",
-    "FAILED": "Items already judged not satisfied (one JSON object per line; may be incomplete):",
+    "ITEMS": "Checklist items (a JSON object: number → question):",
+    "SATISFIED": "Items already judged satisfied (one JSON string per line; may be incomplete):",
+    "FAILED": "Items already judged not satisfied (one JSON string per line; may be incomplete):",
     "EVIDENCE": "Verified evidence list (one JSON object per line; n is the evidence number):",
-    "ARTICLES": "Candidate articles (one JSON object per line; interpretations are the ids of their interpretations):",
-    "INTERPRETATION_LIST": "Related judicial interpretations (one JSON object per line, id is its number; may be empty):",
+    "ARTICLES": "Candidate articles (one JSON object per line; label is the article's number, interpretations are the ids of their interpretations):",
+    "INTERPRETATION_LIST": "Related judicial interpretations (one JSON object per line, id is its number, only the passages about the articles that refer to it, \"……\" where text is left out; may be empty):",
 }
 
 CHARGES_RESTRICTED = "Choose charges only from the CHARGES data block and copy their wording exactly."
+
+# How one checklist verdict is answered (the three checklist stages).
+_VERDICT_RULES = """- met: true when the facts show it is satisfied; false when it is not, or when the facts are not enough to establish it.
+- why: the reason, one short sentence (at most 20 words).
+- span: required when met is true: the first 8 to 15 characters of the supporting sentence, copied character for character from the FACTS data block, enough to find that sentence in FACTS (the system takes the whole sentence). When no passage supports the item, met must be false. When met is false, span is the empty string."""
 
 INSTRUCTIONS = {
     "focus": """Restate the case facts with regard to the defendant in the DEFENDANT data block.
@@ -55,22 +60,16 @@ Output JSON: {"community": id, "reasoning": "a short reason"}""",
     "predict_charges": """From the case facts, predict the charges the defendant may have committed: at most 3, most likely first, using the standard charge names (for example 盗窃罪, theft). If the facts constitute no crime or cannot be judged, give an empty list.
 Output JSON: {"charges": ["charge", ...], "reasoning": "a short reason"}""",
     "checklist_item": """The ARTICLE data block is a candidate article, INTERPRETATIONS are related judicial interpretations, and ITEM is one item of the article's checklist of constituent elements. Decide from the case facts alone whether this item is satisfied.
-- verdict: true when the facts show it is satisfied; false when it is not, or when the facts are not enough to establish it.
-- reasoning: a short explanation.
-- fact_span: a passage copied character for character from the FACTS data block that supports your decision (one or a few sentences, at most 200 characters). Required when verdict is true; when no passage supports the item, verdict must be false and fact_span the empty string.
-Output JSON: {"verdict": true or false, "reasoning": "...", "fact_span": "..."}""",
-    "checklist_article": """The ARTICLE data block is a candidate article, INTERPRETATIONS are related judicial interpretations, and ITEMS is the article's whole checklist of constituent elements. Decide every item from the case facts alone, giving exactly one object per item with the id used in ITEMS.
-- verdict: true when the facts show it is satisfied; false when it is not, or when the facts are not enough to establish it.
-- reasoning: a short explanation.
-- fact_span: a passage copied character for character from the FACTS data block that supports the decision (at most 200 characters). Required when verdict is true; when no passage supports the item, verdict must be false and fact_span the empty string.
-Output JSON: {"items": [{"id": id, "verdict": true or false, "reasoning": "...", "fact_span": "..."}, ...]}""",
+""" + _VERDICT_RULES + """
+Output JSON: {"met": true or false, "why": "...", "span": "..."}""",
+    "checklist_article": """The ARTICLE data block is a candidate article, INTERPRETATIONS are related judicial interpretations, and ITEMS is the article's whole checklist of constituent elements (number → question). Decide every item from the case facts alone, giving exactly one object per item with its number as id.
+""" + _VERDICT_RULES + """
+Output JSON: {"items": [{"id": number, "met": true or false, "why": "...", "span": "..."}, ...]}""",
     "article_decision": """The ARTICLE data block is a candidate article; SATISFIED and FAILED are the checklist items already judged satisfied and not satisfied. Both lists may be incomplete. Using the article text, the interpretations and the case facts, decide whether the article applies to this defendant: it applies only if every constituent element is supported by the facts.
 Output JSON: {"applies": true or false, "reasoning": "a short reason"}""",
-    "checklist_batch": """The ARTICLES data block lists candidate articles, each with its checklist of constituent elements as items; INTERPRETATION_LIST holds the judicial interpretations they refer to. Decide every item of every article from the case facts alone, giving one object per item with the id used in items, and each item once.
-- verdict: true when the facts show it is satisfied; false when it is not, or when the facts are not enough to establish it.
-- reasoning: a short explanation.
-- fact_span: a passage copied character for character from the FACTS data block that supports the decision (at most 200 characters). Required when verdict is true; when no passage supports the item, verdict must be false and fact_span the empty string.
-Output JSON: {"items": [{"id": id, "verdict": true or false, "reasoning": "...", "fact_span": "..."}, ...]}""",
+    "checklist_batch": """The ARTICLES data block lists candidate articles, each with its checklist of constituent elements as items (number → question); INTERPRETATION_LIST holds the judicial interpretations they refer to. Decide every item of every article from the case facts alone, giving one object per item with its number as id, and each item once.
+""" + _VERDICT_RULES + """
+Output JSON: {"items": [{"id": number, "met": true or false, "why": "...", "span": "..."}, ...]}""",
     "articles_decision": """The ARTICLES data block lists candidate articles, each with the checklist items already judged satisfied and failed (both lists may be incomplete); INTERPRETATION_LIST holds the interpretations they refer to. Using the article texts, the interpretations and the case facts, decide for each article whether it applies to this defendant: it applies only if every constituent element is supported by the facts. Give one object per article with the key used in ARTICLES.
 Output JSON: {"articles": [{"key": "article key", "applies": true or false, "reasoning": "a short reason"}, ...]}""",
     "adjudicate": """Give the judgment. The EVIDENCE data block is the verified evidence list, one item per line: n is the evidence number (starting at 1), kind its type (article, interpretation, checklist = a checklist conclusion, precedent, fact), and ref its identifier (for an article, ref is the article number). Decide by these rules:

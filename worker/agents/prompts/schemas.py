@@ -52,7 +52,9 @@ TERM_SCHEMA = _obj(
     death={"type": "boolean"},
 )
 
-_VERDICT = {"verdict": {"type": "boolean"}, "reasoning": _str(), "fact_span": _str()}
+# One checklist verdict, compact: met or not, a short reason, and the opening words of the supporting
+# sentence of the facts (the strategy finds them in the facts and takes the whole sentence).
+_VERDICT = {"met": {"type": "boolean"}, "why": _str(), "span": _str()}
 
 SCHEMAS: dict[str, dict] = {
     "focus": _obj(facts=_str(1)),

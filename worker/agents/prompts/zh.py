@@ -23,18 +23,23 @@ BLOCK_LABELS = {
     "CASES": "候选判例（每行一个 JSON 对象）：",
     "COMMUNITIES": "候选案件群组（每行一个 JSON 对象）：",
     "CHARGES": "可选罪名（每行一个 JSON 字符串）：",
-    "ARTICLE": "候选法条（JSON 对象）：",
-    "INTERPRETATIONS": "相关司法解释（每行一个 JSON 对象，可能为空）：",
+    "ARTICLE": "候选法条（JSON 对象，label 为条文序号）：",
+    "INTERPRETATIONS": "相关司法解释（每行一个 JSON 对象，只摘录与该法条有关的段落，“……”为略去的部分；可能为空）：",
     "ITEM": "检查项（JSON 对象）：",
-    "ITEMS": "检查项清单（每行一个 JSON 对象）：",
-    "SATISFIED": "已判断为满足的检查项（每行一个 JSON 对象，可能不完整）：",
-    "FAILED": "已判断为不满足的检查项（每行一个 JSON 对象，可能不完整）：",
+    "ITEMS": "检查项清单（JSON 对象：编号 → 问题）：",
+    "SATISFIED": "已判断为满足的检查项（每行一个 JSON 字符串，可能不完整）：",
+    "FAILED": "已判断为不满足的检查项（每行一个 JSON 字符串，可能不完整）：",
     "EVIDENCE": "经核验的证据清单（每行一个 JSON 对象，n 为证据编号）：",
-    "ARTICLES": "候选法条（每行一个 JSON 对象，interpretations 为所涉司法解释的 id）：",
-    "INTERPRETATION_LIST": "相关司法解释（每行一个 JSON 对象，id 为其编号，可能为空）：",
+    "ARTICLES": "候选法条（每行一个 JSON 对象，label 为条文序号，interpretations 为所涉司法解释的 id）：",
+    "INTERPRETATION_LIST": "相关司法解释（每行一个 JSON 对象，id 为其编号，只摘录与所涉法条有关的段落，“……”为略去的部分；可能为空）：",
 }
 
 CHARGES_RESTRICTED = "罪名只能从 CHARGES 数据块中选择，照抄其写法。"
+
+# How one checklist verdict is answered (the three checklist stages).
+_VERDICT_RULES = """- met：事实表明满足时为 true；不满足，或事实不足以认定时为 false。
+- why：理由，一句话，不超过 20 字。
+- span：met 为 true 时必须给出：从 FACTS 数据块逐字照抄支持该判断的那句原文的开头 8 至 15 个字，足以在 FACTS 中找到该句（系统据此取整句）。找不到可以支持的原文时，met 应为 false。met 为 false 时 span 为空字符串。"""
 
 INSTRUCTIONS = {
     "focus": """请围绕 DEFENDANT 数据块中的被告人重述案件事实。
@@ -55,22 +60,16 @@ INSTRUCTIONS = {
     "predict_charges": """请根据案件事实预判被告人可能构成的罪名，至多 3 个，按可能性从高到低排列，使用规范罪名（如“盗窃罪”）。事实不构成犯罪或无法判断时给出空数组。
 输出 JSON：{"charges": ["罪名", ...], "reasoning": "简要理由"}""",
     "checklist_item": """ARTICLE 数据块是一个候选法条，INTERPRETATIONS 是相关司法解释，ITEM 是该法条构成要件检查清单中的一项。请只依据本案事实判断这一项是否满足。
-- verdict：事实表明满足时为 true；不满足，或事实不足以认定时为 false。
-- reasoning：简要说明理由。
-- fact_span：从 FACTS 数据块中逐字摘录支持你判断的一段原文（一句或几句，不超过 200 字）。verdict 为 true 时必须给出；找不到可以支持的原文时，verdict 应为 false，fact_span 为空字符串。
-输出 JSON：{"verdict": true 或 false, "reasoning": "...", "fact_span": "..."}""",
-    "checklist_article": """ARTICLE 数据块是一个候选法条，INTERPRETATIONS 是相关司法解释，ITEMS 是该法条构成要件检查清单的全部检查项。请只依据本案事实逐项判断，每一项恰好输出一个对象，id 与 ITEMS 中的 id 一致。
-- verdict：事实表明满足时为 true；不满足，或事实不足以认定时为 false。
-- reasoning：简要说明理由。
-- fact_span：从 FACTS 数据块中逐字摘录支持该判断的一段原文（不超过 200 字）。verdict 为 true 时必须给出；找不到可以支持的原文时，verdict 应为 false，fact_span 为空字符串。
-输出 JSON：{"items": [{"id": id, "verdict": true 或 false, "reasoning": "...", "fact_span": "..."}, ...]}""",
+""" + _VERDICT_RULES + """
+输出 JSON：{"met": true 或 false, "why": "...", "span": "..."}""",
+    "checklist_article": """ARTICLE 数据块是一个候选法条，INTERPRETATIONS 是相关司法解释，ITEMS 是该法条构成要件检查清单的全部检查项（编号 → 问题）。请只依据本案事实逐项判断，每一项恰好输出一个对象，id 为该项的编号。
+""" + _VERDICT_RULES + """
+输出 JSON：{"items": [{"id": 编号, "met": true 或 false, "why": "...", "span": "..."}, ...]}""",
     "article_decision": """ARTICLE 数据块是一个候选法条，SATISFIED 和 FAILED 分别是已判断为满足和不满足的检查项。这两个清单可能不完整，请结合法条原文、司法解释和本案事实，判断该法条是否适用于本案被告人：构成要件均有事实支持时才适用。
 输出 JSON：{"applies": true 或 false, "reasoning": "简要理由"}""",
-    "checklist_batch": """ARTICLES 数据块是若干候选法条，每个法条的 items 是其构成要件检查清单的检查项；INTERPRETATION_LIST 是它们所涉的司法解释。请只依据本案事实逐项判断所有法条的每一个检查项，每一项输出一个对象，id 与 items 中的 id 一致；同一项只输出一次。
-- verdict：事实表明满足时为 true；不满足，或事实不足以认定时为 false。
-- reasoning：简要说明理由。
-- fact_span：从 FACTS 数据块中逐字摘录支持该判断的一段原文（不超过 200 字）。verdict 为 true 时必须给出；找不到可以支持的原文时，verdict 应为 false，fact_span 为空字符串。
-输出 JSON：{"items": [{"id": id, "verdict": true 或 false, "reasoning": "...", "fact_span": "..."}, ...]}""",
+    "checklist_batch": """ARTICLES 数据块是若干候选法条，每个法条的 items 是其构成要件检查清单的检查项（编号 → 问题）；INTERPRETATION_LIST 是它们所涉的司法解释。请只依据本案事实逐项判断所有法条的每一个检查项，每一项输出一个对象，id 为该项的编号；同一项只输出一次。
+""" + _VERDICT_RULES + """
+输出 JSON：{"items": [{"id": 编号, "met": true 或 false, "why": "...", "span": "..."}, ...]}""",
     "articles_decision": """ARTICLES 数据块是若干候选法条，每个法条附有已判断为满足（satisfied）和不满足（failed）的检查项，这两个清单可能不完整；INTERPRETATION_LIST 是所涉司法解释。请结合法条原文、司法解释和本案事实，逐条判断该法条是否适用于本案被告人：构成要件均有事实支持时才适用。每个法条输出一个对象，key 与 ARTICLES 中的 key 一致。
 输出 JSON：{"articles": [{"key": "法条 key", "applies": true 或 false, "reasoning": "简要理由"}, ...]}""",
     "adjudicate": """请作出裁判。EVIDENCE 数据块是经过核验的证据清单，每行一项：n 为证据编号（从 1 开始），kind 为类别（article 法条、interpretation 司法解释、checklist 检查项结论、precedent 判例、fact 案件事实），ref 为其标识（法条的 ref 即法条编号）。按以下规则裁判：

@@ -3,8 +3,10 @@ GPU host; llama.cpp for demos), with the versioned prompts and JSON schemas.
 
 Model trouble becomes an explicit status (StageFailure): unavailable, output
 that does not parse or fit the schema, budget exhausted. A checklist verdict
-whose quoted fact is not an exact substring of the facts is not accepted as
-support. The pipeline's verifier then checks the judgment like any other.
+answers with the opening words of the supporting sentence (``span``); one whose
+words are not an exact substring of the facts is not accepted as support, and
+one that is found is shown with its whole sentence. The pipeline's verifier then
+checks the judgment like any other.
 """
 
 from __future__ import annotations
@@ -18,15 +20,22 @@ from worker.agents.pipeline import StageFailure
 from worker.agents.ports import GraphStore
 from worker.agents.prompts import PROMPT_VERSION, build_prompt, extract_citations
 from worker.agents.prompts.blocks import sanitize_data
+from worker.agents.prompts.passages import article_ref, interpretation_passage
 from worker.agents.strategies.base import Strategy
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
 
 
 # What one batched call is budgeted at beyond its data: the system prompt, the instructions and the
-# block labels (about 1,400 characters in Chinese), and the reply per checklist item or per article.
+# block labels (about 1,200 characters in Chinese), and the reply per checklist item or per article.
+# An item's reply is {"id", "met", "why" (≤ 20 characters asked), "span" (8–15 characters of the
+# facts)}: about 20 tokens when not met, 45 at most when met.
 PROMPT_OVERHEAD_CHARS = 1600
-ITEM_REPLY_TOKENS = 80
+ITEM_REPLY_TOKENS = 50
 DECISION_REPLY_TOKENS = 80
+# Where a sentence of the facts ends; a sentence longer than SENTENCE_MAX_CHARS is cut at its clauses.
+_SENTENCE_ENDS = "。！？；!?;\n"
+_CLAUSE_ENDS = "，,：:"
+SENTENCE_MAX_CHARS = 240
 
 
 def _article_record(article: ArticleAudit) -> dict:
@@ -38,7 +47,43 @@ def _interpretations(article: ArticleAudit) -> list[tuple[int, str]]:
     return list(zip(article.interpretations, article.interpretation_texts))
 
 
-_VERDICT_KEYS = {"id", "verdict", "reasoning", "fact_span"}
+def _shown_interpretations(article: ArticleAudit) -> list[tuple[int, str]]:
+    """As the prompt shows them: each cut to its passage about the article, one about other articles
+    left out (worker/agents/prompts/passages.py)."""
+    ref = article_ref(article.key)
+    passages = [(pk, interpretation_passage(text, [ref] if ref else [])) for pk, text in _interpretations(article)]
+    return [(pk, text) for pk, text in passages if text is not None]
+
+
+_VERDICT_KEYS = {"id", "met", "why", "span"}
+# Replies recorded before lextrace-prompts/2026-12.3 (stored bundles, read again by a replay).
+_LEGACY_VERDICT_KEYS = {"verdict": "met", "reasoning": "why", "fact_span": "span"}
+
+
+def _verdict(answer: dict) -> dict:
+    return answer if "met" in answer else {_LEGACY_VERDICT_KEYS.get(k, k): v for k, v in answer.items()}
+
+
+def _sentence_bounds(facts: str, start: int, end: int) -> tuple[int, int]:
+    """The whole sentence(s) of ``facts`` around the quoted [start, end): from the end of the sentence
+    before to the end of the last one quoted; a sentence too long to show is cut at its clauses."""
+    def around(stops: str) -> tuple[int, int]:
+        first = max(facts.rfind(c, 0, start) for c in stops) + 1
+        if facts[end - 1] in stops:
+            last = end
+        else:
+            ends = [i for c in stops if (i := facts.find(c, end)) >= 0]
+            last = min(ends) + 1 if ends else len(facts)
+        return first, last
+
+    first, last = around(_SENTENCE_ENDS)
+    if last - first > SENTENCE_MAX_CHARS:
+        first, last = around(_SENTENCE_ENDS + _CLAUSE_ENDS)
+    while first < start and facts[first].isspace():
+        first += 1
+    while last > end and facts[last - 1].isspace():
+        last -= 1
+    return first, last
 
 
 def _partial_verdicts(error, offered: set[int]) -> list[dict]:
@@ -51,14 +96,16 @@ def _partial_verdicts(error, offered: set[int]) -> list[dict]:
     if not isinstance(answers, list):
         return []
     return [a for a in answers if isinstance(a, dict) and set(a) == _VERDICT_KEYS and type(a["id"]) is int
-            and a["id"] in offered and isinstance(a["verdict"], bool) and isinstance(a["reasoning"], str)
-            and isinstance(a["fact_span"], str)]
+            and a["id"] in offered and isinstance(a["met"], bool) and isinstance(a["why"], str)
+            and isinstance(a["span"], str)]
 
 
 def _data_chars(article: ArticleAudit, items: list[ChecklistEntry], seen: set[int]) -> int:
-    """What an article adds to a batched checklist prompt (interpretations already in it are not repeated)."""
-    texts = [t for pk, t in _interpretations(article) if pk not in seen]
-    return len(article.text) + sum(len(i.question) + 16 for i in items) + sum(len(t) + 16 for t in texts) + 64
+    """What an article adds to a batched checklist prompt: label, text, items as {"<id>": "<question>"},
+    and its interpretation passages (those already in the prompt are not repeated)."""
+    texts = [t for pk, t in _shown_interpretations(article) if pk not in seen]
+    return (len(article.label) + len(article.text) + sum(len(i.question) + 12 for i in items)
+            + sum(len(t) + 16 for t in texts) + 64)
 
 
 def _batch_articles(batch) -> list[dict]:
@@ -281,16 +328,17 @@ class LLMStrategy(Strategy):
                 verdicts.append(ItemVerdict(item.pk, item.order, item.question, False, 0.0, "the model gave no verdict",
                                             why=reasons.why(reasons.ITEM_MODEL, verdict=None)))
                 continue
-            quote = answer["fact_span"].strip()
+            answer = _verdict(answer)
+            quote = answer["span"].strip()
             start = facts.find(quote) if quote else -1
-            satisfied = bool(answer["verdict"]) and start >= 0
-            reasoning = answer["reasoning"]
-            if answer["verdict"] and start < 0:
+            satisfied = bool(answer["met"]) and start >= 0
+            reasoning = answer["why"]
+            if answer["met"] and start < 0:
                 reasoning += "（所引事实在案情中找不到，不予采信）"
+            span = _sentence_bounds(facts, start, start + len(quote)) if start >= 0 else None
             verdicts.append(ItemVerdict(item.pk, item.order, item.question, satisfied, 1.0 if satisfied else 0.0, reasoning,
-                                        span=(start, start + len(quote)) if start >= 0 and quote else None,
-                                        span_text=quote if start >= 0 else "",
-                                        why=reasons.why(reasons.ITEM_MODEL, verdict=bool(answer["verdict"]),
+                                        span=span, span_text=facts[span[0]:span[1]] if span else "",
+                                        why=reasons.why(reasons.ITEM_MODEL, verdict=bool(answer["met"]),
                                                         quote_found=start >= 0)))
         return verdicts
 
