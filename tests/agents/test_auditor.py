@@ -173,9 +173,11 @@ def _rows(n_cases=60, seed=3):
     return rows
 
 
-def test_the_auditor_learns_thresholds_and_explains_its_decisions(tmp_path):
+@pytest.mark.parametrize("kind", ["boosted", "logistic"])
+def test_the_auditor_learns_thresholds_and_explains_its_decisions(tmp_path, kind):
     rows = _rows()
-    model, report = fit_auditor(rows)
+    model, report = fit_auditor(rows, kind=kind)
+    assert model.kind == kind and report["kind"] == kind
     assert report["weighted_exact_articles_at_thresholds"] > 0.8
     assert model.multi_threshold >= 0.5 and model.multi_threshold >= model.threshold
     p = model.probabilities([r["signals"] for r in rows])
@@ -192,6 +194,34 @@ def test_the_auditor_learns_thresholds_and_explains_its_decisions(tmp_path):
     (tmp_path / "a" / "auditor.json").write_text(json.dumps(manifest))
     with pytest.raises(ModelIntegrityError):
         ArticleAuditor.load(tmp_path / "a")
+
+
+def test_a_logistic_auditor_of_format_1_still_loads(tmp_path):
+    """Auditors trained before the trees were stored as format version 1 with no kind: they load, keep their
+    id and decide as before."""
+    model, _ = fit_auditor(_rows(), kind="logistic")
+    model.save(tmp_path / "old")
+    manifest = json.loads((tmp_path / "old" / "auditor.json").read_text())
+    assert manifest["format_version"] == 1 and "kind" not in manifest
+    again = ArticleAuditor.load(tmp_path / "old", expected_id=model.model_id)
+    assert again.kind == "logistic"
+    manifest["format_version"] = 2  # a version-2 manifest must say its kind
+    (tmp_path / "old" / "auditor.json").write_text(json.dumps(manifest))
+    with pytest.raises(ModelIntegrityError):
+        ArticleAuditor.load(tmp_path / "old")
+
+
+def test_malformed_trees_are_refused():
+    good = dict(tree_feature=np.array([0, -1, -1]), tree_threshold=np.array([0.5, 0, 0]), tree_left=np.array([1, -1, -1]),
+                tree_right=np.array([2, -1, -1]), tree_value=np.array([0.0, -1.0, 1.0]), tree_roots=np.array([0]))
+    auditor = ArticleAuditor(features=["chg_p"], intercept=0.0, threshold=0.5, multi_threshold=0.5, kind="boosted", **good)
+    assert list(auditor.log_odds([{"chg_p": 0.2}, {"chg_p": 0.9}])) == [-1.0, 1.0]
+    assert auditor.contributions({"chg_p": 0.9}) == {"charge classifier": 1.0}
+    for bad in (dict(good, tree_left=np.array([0, -1, -1])),  # a loop
+                dict(good, tree_feature=np.array([3, -1, -1])),  # an unknown signal
+                dict(good, tree_value=np.array([np.nan, 0.0, 0.0]))):
+        with pytest.raises(ValueError):
+            ArticleAuditor(features=["chg_p"], intercept=0.0, threshold=0.5, multi_threshold=0.5, kind="boosted", **bad)
 
 
 def test_rows_weigh_every_charge_alike_and_decide_needs_a_supported_item():
