@@ -42,52 +42,49 @@ django.setup()
 
 from apps.evaluation.metrics import _charge_set, map_predicted  # noqa: E402
 from apps.evaluation.models import EvaluationRun  # noqa: E402
+from worker.agents.types import ArticleAudit, Bundle  # noqa: E402
 
 THRESHOLD, MULTI, AGREE = 0.3, 0.55, 0.5
 
 
-def decide(bundle: dict, *, fallback: bool, agree: float) -> list[str] | None:
-    articles = [a for a in (bundle.get("audit") or {}).get("articles", []) if a.get("charges")]
-    shown = [a for a in articles if any(i.get("satisfied") for i in a.get("items", []))]
-    passing = sorted((a for a in shown if a["score"] >= THRESHOLD), key=lambda a: -a["score"])
+def _charged(bundle: Bundle) -> list[ArticleAudit]:
+    """The audited articles that define a charge."""
+    return [a for a in (bundle.audit.articles if bundle.audit else []) if a.charges]
+
+
+def decide(bundle: Bundle, *, fallback: bool, agree: float) -> list[str] | None:
+    shown = [a for a in _charged(bundle) if any(i.satisfied for i in a.items)]
+    passing = sorted((a for a in shown if a.score >= THRESHOLD), key=lambda a: -a.score)
     if not passing and fallback:
-        passing = sorted(shown, key=lambda a: -a["score"])[:1]
+        passing = sorted(shown, key=lambda a: -a.score)[:1]
     if not passing:
         return None
-    chosen = passing[:1] + [a for a in passing[1:]
-                            if a["score"] >= MULTI and (a.get("signals") or {}).get("chg_p", 0.0) >= agree]
-    return list(dict.fromkeys(a["charges"][0] for a in chosen))
+    chosen = passing[:1] + [a for a in passing[1:] if a.score >= MULTI and a.signals.get("chg_p", 0.0) >= agree]
+    return list(dict.fromkeys(a.charges[0] for a in chosen))
 
 
-def recheck(bundle: dict, facts: str) -> dict:
+def recheck(bundle: Bundle, facts: str) -> Bundle:
     """The bundle with each item's support decided again by the current element check."""
     from apps.judging.services import element_checker
     from worker.agents.features import focus_facts
 
-    case = bundle.get("case") or {}
-    defendants = case.get("defendants") or []
-    if isinstance(defendants, str):  # bundles of schema 1 kept the list as its repr
-        import ast
-
-        defendants = ast.literal_eval(defendants)
-    focus = focus_facts(facts, bundle.get("defendant"), list(defendants))
+    focus = focus_facts(facts, bundle.defendant, list(bundle.case.defendants))
     bundle = copy.deepcopy(bundle)
-    for article in (bundle.get("audit") or {}).get("articles", []):
-        items = article.get("items", [])
-        for item, support in zip(items, element_checker().check(focus, [i.get("question", "") for i in items])):
-            item["satisfied"] = support.satisfied
+    for article in bundle.audit.articles if bundle.audit else []:
+        items = article.items
+        for item, support in zip(items, element_checker().check(focus, [i.question for i in items])):
+            item.satisfied = support.satisfied
     return bundle
 
 
-def loss(bundle: dict, gold: list[str], charges: list[str] | None) -> str:
+def loss(bundle: Bundle, gold: list[str], charges: list[str] | None) -> str:
     """Where a wrong judgment of the last rule fails (see ``--losses``)."""
     if len(gold) > 1:
         return "several gold charges"
-    articles = [a for a in (bundle.get("audit") or {}).get("articles", []) if a.get("charges")]
-    own = [a for a in articles if any(map_predicted([c], gold) <= _charge_set(gold) for c in a["charges"])]
+    own = [a for a in _charged(bundle) if any(map_predicted([c], gold) <= _charge_set(gold) for c in a.charges)]
     if not own:
         return "gold charge among no candidate"
-    if not any(i.get("satisfied") for i in max(own, key=lambda a: a["score"]).get("items", [])):
+    if not any(i.satisfied for i in max(own, key=lambda a: a.score).items):
         return "gold candidate, no element shown"
     if charges and len(charges) > 1 and map_predicted(charges, gold) >= _charge_set(gold):
         return "an extra charge"
@@ -104,7 +101,8 @@ def main(run_id: int, *, recheck_elements: bool = False, losses: bool = False) -
     n = 0
     for case in run.cases.all():
         gold = list(case.gold["charges"])
-        for bundle in case.bundles or []:
+        for stored in case.bundles or []:
+            bundle = Bundle.from_dict(stored)  # old stored bundles too (schema 1's defendants as a repr)
             n += 1
             if recheck_elements:
                 bundle = recheck(bundle, case.fact)

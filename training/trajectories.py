@@ -20,18 +20,20 @@ from pathlib import Path
 
 from lexlib.contamination import boilerplate, contamination_index, is_contaminated
 from worker.agents.tools.trajectories import trajectory_example
+from worker.agents.types import Bundle
 
 
-def trajectory_examples(bundles: Iterable[dict], *, lang: str = "zh", exclude_facts: Iterable[str] = (), ngram: int = 20,
-                        boilerplate_cases: int = 2) -> Iterator[dict]:
-    """Examples of the agentic bundles not contaminated by ``exclude_facts`` (evaluation sets)."""
-    bundles = list(bundles)
+def trajectory_examples(bundles: Iterable[Bundle | dict], *, lang: str = "zh", exclude_facts: Iterable[str] = (),
+                        ngram: int = 20, boilerplate_cases: int = 2) -> Iterator[dict]:
+    """Examples of the agentic bundles (typed, or as Bundle.to_dict() stored them) not contaminated by
+    ``exclude_facts`` (evaluation sets)."""
+    bundles = [Bundle.of(b) for b in bundles]
     index = contamination_index(exclude_facts, ngram)
     if index:
-        facts = [(b.get("case") or {}).get("facts", "") for b in bundles]
+        facts = [b.case.facts for b in bundles]
         index -= boilerplate(facts, index, ngram, boilerplate_cases)
     for bundle in bundles:
-        if index and is_contaminated((bundle.get("case") or {}).get("facts", ""), index, ngram):
+        if index and is_contaminated(bundle.case.facts, index, ngram):
             continue
         example = trajectory_example(bundle, lang=lang)
         if example is not None:

@@ -5,6 +5,7 @@ apps/cases/selectors.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import statistics
 
@@ -17,6 +18,8 @@ from apps.cases.models import RESULT_STATUS_LABELS
 from apps.cases.reasons import reason_render
 from apps.graph.labels import NODE_COLOURS, legend, relation_label
 from apps.registry.selectors import model_scores
+from worker.agents.graph_types import Term
+from worker.agents.types import Audit, Bundle, Evidence, Hit, ItemVerdict, Judgment, PlanStep, Research
 from worker.agents.wording import term_of, term_wording
 
 # --- evidence ----------------------------------------------------------------------------------
@@ -85,34 +88,32 @@ def term_text(term: dict | None) -> str:
     return term_of(term, lang=_wording_language()) or _("no term")
 
 
-def _term_of(term: dict | None) -> dict | None:
-    if not term:
+def _term_of(term: Term | None) -> dict | None:
+    if term is None:
         return None
-    months = int(term.get("months") or 0)
-    return {"months": months, "life": bool(term.get("life")), "death": bool(term.get("death")),
-            "label": term_label(months, bool(term.get("life")), bool(term.get("death")))}
+    months = int(term.months or 0)
+    return {"months": months, "life": bool(term.life), "death": bool(term.death),
+            "label": term_label(months, bool(term.life), bool(term.death))}
 
 
 class _Lookup:
     """Labels for the primary keys a bundle refers to, fetched in a few queries."""
 
-    def __init__(self, bundle: dict):
+    def __init__(self, research: Research, audit: Audit):
         from apps.corpus.models import Article, ArticleVersion, Interpretation, Precedent, PrecedentOutcome
         from apps.graph.models import Community
 
-        research = bundle.get("research") or {}
-        audit = bundle.get("audit") or {}
-        hits = research.get("hits") or []
-        case_pks = {int(h["pk"]) for h in hits if h.get("kind") == "case"}
-        case_pks |= {int(pk) for pk in audit.get("verified_cases") or []}
-        case_pks |= {int(p["pk"]) for p in audit.get("pruned") or [] if p.get("kind") == "case"}
-        article_pks = {int(h["pk"]) for h in hits if h.get("kind") == "article"}
-        article_pks |= {int(a["article_pk"]) for a in audit.get("articles") or []}
-        article_pks |= {int(pk) for pk in research.get("candidate_articles") or []}
-        article_pks |= {int(p["pk"]) for p in audit.get("pruned") or [] if p.get("kind") == "article"}
-        community_pks = {int(h["pk"]) for h in hits if h.get("kind") == "community"}
-        version_pks = {int(a["version_pk"]) for a in audit.get("articles") or [] if a.get("version_pk")}
-        interp_pks = {int(pk) for a in audit.get("articles") or [] for pk in a.get("interpretations") or []}
+        hits = research.hits
+        case_pks = {int(h.pk) for h in hits if h.kind == "case"}
+        case_pks |= {int(pk) for pk in audit.verified_cases}
+        case_pks |= {int(p.pk) for p in audit.pruned if p.kind == "case"}
+        article_pks = {int(h.pk) for h in hits if h.kind == "article"}
+        article_pks |= {int(a.article_pk) for a in audit.articles}
+        article_pks |= {int(pk) for pk in research.candidate_articles}
+        article_pks |= {int(p.pk) for p in audit.pruned if p.kind == "article"}
+        community_pks = {int(h.pk) for h in hits if h.kind == "community"}
+        version_pks = {int(a.version_pk) for a in audit.articles if a.version_pk}
+        interp_pks = {int(pk) for a in audit.articles for pk in a.interpretations}
 
         self.cases = {p.pk: p for p in Precedent.objects.filter(pk__in=case_pks).only("pk", "ext_id", "court_level")}
         self.outcomes: dict[int, list] = {}
@@ -139,10 +140,10 @@ class _Lookup:
         return article.label if article else f"#{pk}"
 
 
-def _hit_row(hit: dict, look: _Lookup) -> dict:
-    kind, pk = hit.get("kind"), hit.get("pk")
-    row = {"kind": kind, "kind_label": KIND_LABELS.get(kind, kind), "pk": pk, "score": hit.get("score"),
-           "label": hit.get("label") or "", "detail": "", "explore": ""}
+def _hit_row(hit: Hit, look: _Lookup) -> dict:
+    kind, pk = hit.kind, hit.pk
+    row = {"kind": kind, "kind_label": KIND_LABELS.get(kind, kind), "pk": pk, "score": hit.score,
+           "label": hit.label or "", "detail": "", "explore": ""}
     if kind == "case":
         row["label"] = look.case_label(pk)
         row["detail"] = "、".join(look.case_charges(pk))
@@ -161,13 +162,13 @@ def _hit_row(hit: dict, look: _Lookup) -> dict:
     return row
 
 
-def _severity(term: dict | None, sentencing: dict) -> dict:
+def _severity(term: Term | None, sentencing: dict) -> dict:
     """The Punishment Severity Index of the predicted term, and the one the authoritative similar
     precedents point to (agentic mode), both also as months of unsuspended imprisonment."""
     from worker.agents.priors import psi, psi_months, sentence_of
 
     out: dict = {}
-    sentence = sentence_of(term) if term else None
+    sentence = sentence_of(term) if term is not None else None
     if sentence is not None:
         value = psi(sentence)
         out["predicted"] = {"psi": round(value), "months": psi_months(value)}
@@ -178,60 +179,61 @@ def _severity(term: dict | None, sentencing: dict) -> dict:
     return out
 
 
-def _planner_steps(steps: list[dict], look: _Lookup) -> list[dict]:
+def _planner_steps(steps: list[PlanStep], look: _Lookup) -> list[dict]:
     """The agentic planner's steps as the evidence viewer lists them (empty in the fixed mode)."""
     rows = []
     for step in steps:
+        # A step's results are the planner's observation records ({kind, pk, label, score, detail}).
         results = [{**r, "kind_label": KIND_LABELS.get(r.get("kind"), r.get("kind")),
                     "label": look.case_label(r["pk"]) if r.get("kind") == "case" else r.get("label", "")}
-                   for r in step.get("results") or []]
-        state = step.get("state") or {}
-        rows.append({"n": step.get("n"), "action": step.get("action", ""),
-                     "action_label": ACTION_LABELS.get(step.get("action"), step.get("action", "")),
-                     "query": step.get("query", ""), "reason": step.get("reason", ""), "status": step.get("status", ""),
-                     "status_label": STEP_STATUS_LABELS.get(step.get("status"), step.get("status", "")),
-                     "refused": step.get("refused", ""), "results": results, "new": step.get("new", 0),
-                     "planner_calls": step.get("planner_calls", 0),
+                   for r in step.results or []]
+        state = step.state or {}
+        rows.append({"n": step.n, "action": step.action,
+                     "action_label": ACTION_LABELS.get(step.action, step.action),
+                     "query": step.query, "reason": step.reason, "status": step.status,
+                     "status_label": STEP_STATUS_LABELS.get(step.status, step.status),
+                     "refused": step.refused, "results": results, "new": step.new,
+                     "planner_calls": step.planner_calls,
                      "charges": state.get("candidate_charges") or [],
                      "missing_articles": state.get("charges_without_article") or [],
                      "missing_precedents": state.get("charges_without_precedent") or []})
     return rows
 
 
-def _span_parts(focus: str, item: dict) -> dict:
-    span = item.get("span")
+def _span_parts(focus: str, item: ItemVerdict) -> dict:
+    span = item.span
     if span and len(span) == 2 and 0 <= span[0] < span[1] <= len(focus):
         start, end = int(span[0]), int(span[1])
         return {"before": ("…" if start > _SPAN_CONTEXT else "") + focus[max(0, start - _SPAN_CONTEXT):start],
                 "mark": focus[start:end],
                 "after": focus[end:end + _SPAN_CONTEXT] + ("…" if end + _SPAN_CONTEXT < len(focus) else "")}
-    if item.get("span_text"):
-        return {"before": "", "mark": item["span_text"], "after": ""}
+    if item.span_text:
+        return {"before": "", "mark": item.span_text, "after": ""}
     return {}
 
 
-def _evidence_target(e: dict) -> str:
-    kind = e.get("kind")
+def _evidence_target(e: Evidence) -> str:
+    kind = e.kind
     if kind == "article":
-        return f"art-{e.get('ref')}"
+        return f"art-{e.ref}"
     if kind == "checklist":
-        return f"item-{e.get('pk')}"
+        return f"item-{e.pk}"
     if kind == "interpretation":
-        return f"interp-{e.get('ref')}-{e.get('pk')}"
+        return f"interp-{e.ref}-{e.pk}"
     if kind == "precedent":
-        return f"prec-{e.get('pk')}"
+        return f"prec-{e.pk}"
     return ""
 
 
-def _evidence_text(e: dict, items: dict) -> str:
+def _evidence_text(e: Evidence, items: dict) -> str:
     """A checklist item cited as evidence reads as its question and what shows it: the supporting
     sentence, else the verdict's reason in the page language (the bundle's text holds the free,
-    English reasoning when there is no sentence)."""
-    if e.get("kind") != "checklist":
-        return e.get("text", "")
-    item = items.get((e.get("ref"), e.get("pk")))
+    English reasoning when there is no sentence). ``items``: the page's item rows by (article key, item pk)."""
+    if e.kind != "checklist":
+        return e.text
+    item = items.get((e.ref, e.pk))
     if item is None:
-        return e.get("text", "")
+        return e.text
     return f"{item.get('question', '')}：{item.get('span_text') or item['why']['text']}"
 
 
@@ -276,12 +278,11 @@ def _precedent_terms(verified: list[int], look: _Lookup, predicted: dict | None)
     return {"rows": rows, "predicted": bar, "summary": summary}
 
 
-def _graph_elements(defendant: str, articles: list[dict], judgment: dict | None, verified_cases: list[int],
+def _graph_elements(defendant: str, articles: list[dict], judgment: Judgment | None, verified_cases: list[int],
                     look: _Lookup) -> dict:
-    """The verified subgraph as Cytoscape elements: the defendant, verified articles, their charges,
-    the interpretations cited as evidence and the verified precedents."""
-    cited_interpretations = {int(e["pk"]) for e in (judgment or {}).get("evidence") or []
-                             if e.get("kind") == "interpretation"}
+    """The verified subgraph as Cytoscape elements: the defendant, verified articles (the page's
+    article rows), their charges, the interpretations cited as evidence and the verified precedents."""
+    cited_interpretations = {int(e.pk) for e in (judgment.evidence if judgment else []) if e.kind == "interpretation"}
     nodes: dict[str, dict] = {}
     edges: list[dict] = []
 
@@ -312,7 +313,7 @@ def _graph_elements(defendant: str, articles: list[dict], judgment: dict | None,
             i_id = f"i{interp['pk']}"
             node(i_id, interp["short"], "Interpretation", interp["anchor"])
             edge(i_id, a_id, "INTERPRETS")
-    for charge in (judgment or {}).get("charges") or []:
+    for charge in judgment.charges if judgment else []:
         node(f"o:{charge}", charge, "Offence")
         edge("defendant", f"o:{charge}", "CHARGED")
     verified_pks = {a["article_pk"] for a in verified}
@@ -336,35 +337,36 @@ def _graph_elements(defendant: str, articles: list[dict], judgment: dict | None,
     return {"nodes": list(nodes.values()), "edges": unique}
 
 
-def evidence_context(bundle_dict: dict) -> dict:
-    """Everything templates/cases/_evidence.html shows, computed from one Bundle.to_dict().
+def evidence_context(stored: dict | None) -> dict:
+    """Everything templates/cases/_evidence.html shows, computed from one stored bundle (Bundle.to_dict(),
+    read back with Bundle.from_dict).
 
     Reusable by any page that has a bundle (the run page, the review app, the
     evaluation dashboard): ``{% include "cases/_evidence.html" with bundle=... ev=... %}``.
     """
-    bundle = bundle_dict or {}
-    look = _Lookup(bundle)
-    research = bundle.get("research") or {}
-    audit = bundle.get("audit") or {}
-    judgment = bundle.get("judgment") or {}
-    focus = research.get("focus") or ""
+    bundle = Bundle.from_dict(stored or {})
+    research = bundle.research or Research(focus="", features={}, query_text="")
+    audit = bundle.audit or Audit()
+    judgment = bundle.judgment
+    look = _Lookup(research, audit)
+    focus = research.focus or ""
 
     groups: dict[str, list] = {}
-    for hit in research.get("hits") or []:
-        groups.setdefault(hit.get("path", "?"), []).append(_hit_row(hit, look))
+    for hit in research.hits:
+        groups.setdefault(hit.path, []).append(_hit_row(hit, look))
     retrieval = [{"path": path, "label": PATH_LABELS.get(path, path), "hits": groups[path]}
                  for path in sorted(groups, key=lambda p: (PATH_ORDER.index(p) if p in PATH_ORDER else 99, p))]
 
-    sources = {str(k): v for k, v in (research.get("article_sources") or {}).items()}
+    sources = {str(k): v for k, v in research.article_sources.items()}
     articles = []
-    for a in audit.get("articles") or []:
-        key = a.get("key", "")
-        version = look.versions.get(a.get("version_pk") or 0)
-        article = look.articles.get(int(a["article_pk"]))
+    for a in audit.articles:
+        key = a.key
+        version = look.versions.get(a.version_pk or 0)
+        article = look.articles.get(int(a.article_pk))
         interpretations = []
-        for index, pk in enumerate(a.get("interpretations") or []):
+        for index, pk in enumerate(a.interpretations):
             interp = look.interpretations.get(int(pk))
-            texts = a.get("interpretation_texts") or []
+            texts = a.interpretation_texts
             interpretations.append({
                 "pk": pk, "anchor": f"interp-{key}-{pk}",
                 "caption": f"{interp.source}{interp.para}" if interp else f"#{pk}",
@@ -373,61 +375,61 @@ def evidence_context(bundle_dict: dict) -> dict:
                 else (f"{interp.source}{interp.para}　{interp.text}" if interp else ""),
             })
         items = []
-        for number, item in enumerate(a.get("items") or [], start=1):
-            items.append({**item, "number": number, "anchor": f"item-{item.get('item_pk')}",
-                          "fact": _span_parts(focus, item), "why": reason_render(item.get("why"), item.get("reasoning", ""))})
+        for number, item in enumerate(a.items, start=1):
+            items.append({**_stored(item), "number": number, "anchor": f"item-{item.item_pk}",
+                          "fact": _span_parts(focus, item), "why": reason_render(item.why, item.reasoning)})
         articles.append({
-            "article_pk": int(a["article_pk"]), "key": key, "label": a.get("label", ""), "anchor": f"art-{key}",
-            "law": article.law.title if article else "", "charges": a.get("charges") or [],
-            "in_force": a.get("in_force"), "text": a.get("text", ""),
-            "version": {"pk": a.get("version_pk"), "valid_from": version.valid_from if version else None,
+            "article_pk": int(a.article_pk), "key": key, "label": a.label, "anchor": f"art-{key}",
+            "law": article.law.title if article else "", "charges": list(a.charges),
+            "in_force": a.in_force, "text": a.text,
+            "version": {"pk": a.version_pk, "valid_from": version.valid_from if version else None,
                         "valid_to": version.valid_to if version else None},
-            "passed": bool(a.get("passed")), "score": a.get("score"), "prior": a.get("prior"),
-            "reason": a.get("reason", ""), "why": reason_render(a.get("why"), a.get("reason", "")),
-            "sources": [PATH_SHORT.get(src, src) for src in sources.get(str(a["article_pk"]), [])],
+            "passed": bool(a.passed), "score": a.score, "prior": a.prior,
+            "reason": a.reason, "why": reason_render(a.why, a.reason),
+            "sources": [PATH_SHORT.get(src, src) for src in sources.get(str(a.article_pk), [])],
             "items": items, "satisfied": sum(1 for i in items if i.get("satisfied")),
             "interpretations": interpretations,
         })
 
     pruned = []
-    for p in audit.get("pruned") or []:
-        kind, pk = p.get("kind"), p.get("pk")
+    for p in audit.pruned:
+        kind, pk = p.kind, p.pk
         label = look.case_label(pk) if kind == "case" else look.article_label(pk) if kind == "article" else str(pk)
         anchor = f"art-{look.articles[int(pk)].key}" if kind == "article" and int(pk) in look.articles else ""
         pruned.append({"kind": kind, "kind_label": KIND_LABELS.get(kind, kind), "pk": pk, "label": label,
-                       "reason": p.get("reason", ""), "why": reason_render(p.get("why"), p.get("reason", "")),
+                       "reason": p.reason, "why": reason_render(p.why, p.reason),
                        "anchor": anchor})
 
     items_by_pk = {(a["key"], i.get("item_pk")): i for a in articles for i in a["items"]}
-    evidence = [{**e, "text": _evidence_text(e, items_by_pk), "anchor": f"ev-{e['n']}", "target": _evidence_target(e),
-                 "kind_label": KIND_LABELS.get(e.get("kind"), e.get("kind"))}
-                for e in judgment.get("evidence") or []]
+    evidence = [{**_stored(e), "text": _evidence_text(e, items_by_pk), "anchor": f"ev-{e.n}", "target": _evidence_target(e),
+                 "kind_label": KIND_LABELS.get(e.kind, e.kind)}
+                for e in (judgment.evidence if judgment else [])]
     numbers = {e["n"] for e in evidence}
-    verified_cases = [int(pk) for pk in audit.get("verified_cases") or []]
-    term = _term_of(judgment.get("term"))
-    status = judgment.get("status", "")
+    verified_cases = [int(pk) for pk in audit.verified_cases]
+    term = _term_of(judgment.term if judgment else None)
+    status = judgment.status.value if judgment else ""
     by_key = {a["key"]: a for a in articles}
     judged_articles = [{"key": k, "label": by_key[k]["label"] if k in by_key else k, "anchor": f"art-{k}"}
-                       for k in judgment.get("article_keys") or []]
+                       for k in (judgment.article_keys if judgment else [])]
 
-    graph = _graph_elements(bundle.get("defendant", ""), articles, judgment, verified_cases, look)
-    costs = bundle.get("costs") or []
-    totals = {"seconds": round(sum(c.get("seconds", 0) for c in costs), 4),
-              "llm_calls": sum(c.get("llm_calls", 0) for c in costs),
-              "prompt_tokens": sum(c.get("prompt_tokens", 0) for c in costs),
-              "completion_tokens": sum(c.get("completion_tokens", 0) for c in costs)}
+    graph = _graph_elements(bundle.defendant, articles, judgment, verified_cases, look)
+    costs = [_stored(c) for c in bundle.costs]
+    totals = {"seconds": round(sum(c.seconds for c in bundle.costs), 4),
+              "llm_calls": sum(c.llm_calls for c in bundle.costs),
+              "prompt_tokens": sum(c.prompt_tokens for c in bundle.costs),
+              "completion_tokens": sum(c.completion_tokens for c in bundle.costs)}
 
     return {
-        "defendant": bundle.get("defendant", ""),
-        "strategy": bundle.get("strategy", ""),
+        "defendant": bundle.defendant,
+        "strategy": bundle.strategy,
         "status": status,
         "status_label": RESULT_STATUS_LABELS.get(status, status),
         "ok": status == "judged",
-        "message": judgment.get("message", ""),
+        "message": judgment.message if judgment else "",
         "focus": focus,
-        "features": research.get("features") or {},
-        "query_text": research.get("query_text", ""),
-        "prejudged": [{"charge": c, "p": p} for c, p in research.get("prejudged") or []],
+        "features": research.features,
+        "query_text": research.query_text,
+        "prejudged": [{"charge": c, "p": p} for c, p in research.prejudged],
         "retrieval": retrieval,
         "articles": articles,
         # Verified articles first; the ones the Auditor rejected are folded away below them.
@@ -435,24 +437,30 @@ def evidence_context(bundle_dict: dict) -> dict:
         "rejected_articles": [a for a in articles if not a["passed"]],
         "pruned": pruned,
         "judgment": {
-            "charges": judgment.get("charges") or [], "articles": judged_articles, "term": term,
-            "reasoning": _reasoning_segments(judgment.get("reasoning", ""), numbers),
-            "citations": judgment.get("citations") or [], "evidence": evidence,
-            "scores": judgment.get("scores") or {},
+            "charges": list(judgment.charges) if judgment else [], "articles": judged_articles, "term": term,
+            "reasoning": _reasoning_segments(judgment.reasoning if judgment else "", numbers),
+            "citations": list(judgment.citations) if judgment else [], "evidence": evidence,
+            "scores": dict(judgment.scores) if judgment else {},
         },
         "precedents": [{"pk": pk, "ext_id": look.case_label(pk), "anchor": f"prec-{pk}",
                         "charges": look.case_charges(pk),
                         "court_level": look.cases[pk].get_court_level_display() if pk in look.cases else ""}
                        for pk in verified_cases],
         "terms": _precedent_terms(verified_cases, look, term),
-        "severity": _severity(judgment.get("term"), research.get("sentencing") or {}),
-        "planner": _planner_steps(research.get("steps") or [], look),
+        "severity": _severity(judgment.term if judgment else None, research.sentencing),
+        "planner": _planner_steps(research.steps, look),
         "graph": graph,
         "graph_legend": legend(n["data"]["kind"] for n in graph["nodes"]),
         "costs": costs,
         "cost_totals": totals,
-        "versions": bundle.get("versions") or {},
-        "model_scores": model_scores(bundle.get("versions") or {}),
-        "params": bundle.get("params") or {},
-        "llm_records": len(bundle.get("llm_records") or []),
+        "versions": dict(bundle.versions),
+        "model_scores": model_scores(bundle.versions),
+        "params": dict(bundle.params),
+        "llm_records": len(bundle.llm_records),
     }
+
+
+def _stored(value) -> dict:
+    """One typed part of the bundle (an item verdict, an evidence item, a stage's cost) as the row a
+    template reads: its fields by name."""
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}

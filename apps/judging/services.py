@@ -179,14 +179,14 @@ def judgment_whatif(*, bundle: dict, overrides, strategy: str) -> Bundle:
     return readjudicate(bundle, overrides, strategy=strategy_build(strategy), graph=AgeGraphStore())
 
 
-def bundle_replay(bundle: dict) -> tuple[Bundle, dict[str, int]]:
-    """Run a stored bundle's defendant again on today's graph: an LLM run from its recorded replies
-    (no model is called), a statistical run with the active models. Returns the new bundle and the
-    recorded replies the replay did not use, per stage."""
+def bundle_replay(bundle: Bundle | dict) -> tuple[Bundle, dict[str, int]]:
+    """Run a stored bundle's defendant (typed, or as Bundle.to_dict() stored it) again on today's graph:
+    an LLM run from its recorded replies (no model is called), a statistical run with the active models.
+    Returns the new bundle and the recorded replies the replay did not use, per stage."""
     from worker.agents.pipeline import adjudicate
     from worker.agents.tools.replay import RecordedReplies, params_of
 
-    stored = Bundle.from_dict(bundle)
+    stored = Bundle.of(bundle)
     if stored.strategy == "llm":
         from worker.agents.prompts.expansion import EXPANSION_STAGE
 

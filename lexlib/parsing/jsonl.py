@@ -5,7 +5,8 @@ and Infinity, keeps the last of duplicate keys, decodes "\\ud800" into a lone
 surrogate that PostgreSQL later refuses, and recurses on deep nesting.  This
 reader refuses all of that with a line-numbered reason, checks every line before
 giving up (the admin gets the complete report), and returns nothing unless the
-whole file is clean.
+whole file is clean. The strict checks themselves are worker/agents/strictjson.py's
+(the LLM client reads a model's reply with the same); the limits and the wording are this reader's.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import json
 import math
 import re
 from typing import Any
+
+from worker.agents import strictjson
 
 from .errors import MAX_REPORTED_ERRORS, ErrorCollector
 
@@ -27,8 +30,9 @@ MAX_INT_DIGITS = 20
 _BOM = "\ufeff"
 # Characters that matter for nesting depth: string delimiters, escapes, brackets.
 _STRUCTURE_RE = re.compile(r'["\\\[\]{}]')
-# NUL and UTF-16 surrogates: PostgreSQL text cannot hold either.
-_FORBIDDEN_CHAR_RE = re.compile("[\x00\ud800-\udfff]")
+# The top-level value that is not an object, as the report names it.
+_NOT_AN_OBJECT = {"array": "an array", "string": "a string", "boolean": "a boolean", "null": "null",
+                  "integer": "a number", "number": "a number"}
 
 
 class _Reject(Exception):
@@ -105,15 +109,11 @@ def _parse_line(raw: bytes, *, max_line_bytes: int, max_depth: int) -> dict[str,
     if depth > max_depth:
         raise _Reject(f"nested deeper than {max_depth} levels")
     try:
-        value = json.loads(
-            text,
-            object_pairs_hook=_unique_keys,
-            parse_constant=_no_constant,
-            parse_int=_bounded_int,
-            parse_float=_finite_float,
-        )
+        value = strictjson.loads(text, parse_int=_bounded_int, parse_float=_finite_float)
     except _Reject:
         raise
+    except strictjson.NotStrict as refusal:
+        raise _Reject(_reason(refusal)) from None
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data":
             raise _Reject(f"unexpected data after the JSON value at column {exc.colno}") from None
@@ -121,12 +121,27 @@ def _parse_line(raw: bytes, *, max_line_bytes: int, max_depth: int) -> dict[str,
     except (ValueError, RecursionError, MemoryError) as exc:  # defensive: hooks cover the known cases
         raise _Reject(f"invalid JSON: {type(exc).__name__}") from None
     if not isinstance(value, dict):
-        raise _Reject(f"the line must be a JSON object, not {_json_type(value)}")
+        kind = strictjson.json_type(value)
+        raise _Reject(f"the line must be a JSON object, not {_NOT_AN_OBJECT.get(kind, kind)}")
     # Raw NULs were refused above and strict UTF-8 decoding never yields surrogates,
     # so only \u escapes can smuggle them in: skip the walk when there are none.
     if "\\u" in text:
-        _check_strings(value)
+        try:
+            strictjson.check_strings(value)
+        except strictjson.NotStrict as refusal:
+            raise _Reject(_reason(refusal)) from None
     return value
+
+
+def _reason(refusal: strictjson.NotStrict) -> str:
+    """A strict-JSON refusal as the admin's report words it."""
+    if refusal.kind == "duplicate_key":
+        return f"duplicate key {_short(refusal.value)}"
+    if refusal.kind == "constant":
+        return f"{refusal.value} is not valid JSON"
+    char = refusal.value
+    what = "NUL character (\\u0000)" if char == "\x00" else f"lone surrogate \\u{ord(char):04x}"
+    return f"{what} in a string"
 
 
 def _nesting_depth(text: str, limit: int) -> int:
@@ -163,21 +178,6 @@ def _nesting_depth(text: str, limit: int) -> int:
     return deepest
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _Reject(f"duplicate key {_short(key)}")
-            seen.add(key)
-    return obj
-
-
-def _no_constant(name: str) -> Any:
-    raise _Reject(f"{name} is not valid JSON")
-
-
 def _bounded_int(digits: str) -> int:
     # Runs before int(): Python's own 4300-digit guard would otherwise fire first.
     if len(digits.lstrip("-")) > MAX_INT_DIGITS:
@@ -190,41 +190,6 @@ def _finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise _Reject(f"number {_short(text)} is out of range")
     return value
-
-
-def _check_strings(value: Any) -> None:
-    """Refuse NUL and lone surrogates in any key or string value (iteratively; depth is bounded anyway)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            strings = [item]
-        elif isinstance(item, dict):
-            strings = list(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-            continue
-        else:
-            continue
-        for string in strings:
-            bad = _FORBIDDEN_CHAR_RE.search(string)
-            if bad:
-                char = bad.group()
-                what = "NUL character (\\u0000)" if char == "\x00" else f"lone surrogate \\u{ord(char):04x}"
-                raise _Reject(f"{what} in a string")
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if value is None:
-        return "null"
-    return "a number"
 
 
 def _short(text: str, limit: int = 40) -> str:

@@ -6,7 +6,8 @@ cite: an unknown field is more likely a typo ("valid_form") than a new feature,
 and a wrong type would otherwise surface as a crash deep inside an import.
 
 Every problem is reported as "<field>: <what is wrong>" on the row's line, and a
-file is only accepted when every row is valid.
+file is only accepted when every row is valid. What counts as which JSON type is
+worker/agents/strictjson.py's (the stage schemas' validator uses the same).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from datetime import date
 from typing import Any
 
 from worker.agents.numerals import article_key, article_label, parse_article_label
+from worker.agents.strictjson import has_json_type, json_type
 
 from .errors import MAX_REPORTED_ERRORS, ErrorCollector
 
@@ -144,11 +146,11 @@ class _Fields:
     """Reads typed fields from one JSON object, collecting problems instead of raising."""
 
     def __init__(self, raw: Any, allowed: Iterable[str], problems: list[str], prefix: str = "") -> None:
-        self.raw: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        self.valid = has_json_type(raw, "object")
+        self.raw: dict[str, Any] = raw if self.valid else {}
         self.problems = problems
         self.prefix = prefix
         # When the value is not an object its fields are not reported one by one.
-        self.valid = isinstance(raw, dict)
         if not self.valid:
             self.fail("", f"must be an object, got {_type_name(raw)}")
             return
@@ -172,12 +174,18 @@ class _Fields:
             return False, None
         return True, value
 
+    def _typed(self, name: str, value: Any, kind: str, wanted: str) -> bool:
+        """``value`` is of the JSON type ``kind``; else the problem "must be <wanted>, got <its type>"."""
+        if has_json_type(value, kind):
+            return True
+        self.fail(name, f"must be {wanted}, got {_type_name(value)}")
+        return False
+
     def string(self, name: str, *, required: bool = True, default: str | None = None) -> str | None:
         present, value = self._get(name, required)
         if not present:
             return default
-        if not isinstance(value, str):
-            self.fail(name, f"must be a string, got {_type_name(value)}")
+        if not self._typed(name, value, "string", "a string"):
             return default
         if not value.strip():
             self.fail(name, "must not be empty")
@@ -192,9 +200,8 @@ class _Fields:
         return self._check_int(name, value, minimum, maximum, default)
 
     def _check_int(self, name: str, value: Any, minimum: int | None, maximum: int | None, default: Any) -> Any:
-        # bool is an int subclass in Python; true/false is never a valid number here.
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(name, f"must be an integer, got {_type_name(value)}")
+        # true/false and 1.0 are never an integer here (strictjson's types).
+        if not self._typed(name, value, "integer", "an integer"):
             return default
         if minimum is not None and value < minimum:
             self.fail(name, f"must be at least {minimum}, got {value}")
@@ -208,8 +215,7 @@ class _Fields:
         present, value = self._get(name, required)
         if not present:
             return default
-        if not isinstance(value, bool):
-            self.fail(name, f"must be true or false, got {_type_name(value)}")
+        if not self._typed(name, value, "boolean", "true or false"):
             return default
         return value
 
@@ -218,13 +224,13 @@ class _Fields:
         items = self._list(name, required)
         result: list[str] = []
         for index, item in enumerate(items):
-            if not isinstance(item, str) or not item.strip():
+            if not has_json_type(item, "string") or not item.strip():
                 self.fail(f"{name}[{index}]", f"must be a non-empty string, got {_type_name(item)}")
             elif suffix and not item.endswith(suffix):
                 self.fail(f"{name}[{index}]", f"must end in {suffix}, got {item!r}")
             else:
                 result.append(item)
-        if non_empty and name in self.raw and isinstance(self.raw[name], list) and not items:
+        if non_empty and name in self.raw and has_json_type(self.raw[name], "array") and not items:
             self.fail(name, "must not be empty")
         return tuple(result)
 
@@ -240,8 +246,7 @@ class _Fields:
         present, value = self._get(name, required)
         if not present:
             return []
-        if not isinstance(value, list):
-            self.fail(name, f"must be a list, got {_type_name(value)}")
+        if not self._typed(name, value, "array", "a list"):
             return []
         return value
 
@@ -250,7 +255,7 @@ class _Fields:
         if not present:
             return None
         # date.fromisoformat also takes "20200101" and week dates; we want one spelling.
-        if not isinstance(value, str) or not _ISO_DATE_RE.fullmatch(value):
+        if not has_json_type(value, "string") or not _ISO_DATE_RE.fullmatch(value):
             self.fail(name, f"must be a date written YYYY-MM-DD, got {value!r}")
             return None
         try:
@@ -263,28 +268,19 @@ class _Fields:
         present, value = self._get(name, required)
         if not present:
             return {}
-        if not isinstance(value, dict):
-            self.fail(name, f"must be an object, got {_type_name(value)}")
+        if not self._typed(name, value, "object", "an object"):
             return {}
         return value
 
 
+# A JSON type (strictjson.json_type) as the problems name it.
+_ARTICLED = {"null": "null", "boolean": "a boolean", "integer": "an integer", "number": "a number", "string": "a string",
+             "array": "a list", "object": "an object"}
+
+
 def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
+    kind = json_type(value)
+    return _ARTICLED.get(kind, kind)
 
 
 def _article_identity(f: _Fields, number_field: str) -> tuple[int | None, int | None, str | None, str | None]:

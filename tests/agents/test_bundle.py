@@ -59,3 +59,18 @@ def test_a_minimal_old_failure_bundle_loads():
 def test_a_bundle_of_a_newer_schema_is_refused():
     with pytest.raises(BundleSchemaError, match="newer"):
         Bundle.from_dict({"schema": BUNDLE_SCHEMA + 1})
+
+
+def test_a_schema_1_bundle_with_the_defendants_as_a_repr_loads_them_as_names(stored):
+    """Some bundles of schema 1 kept the defendants as the Python repr of the list (what
+    scripts/decision_replay.py read by hand); the typed case holds the names."""
+    old = {k: v for k, v in stored.items() if k != "schema"}
+    old["case"] = {**old["case"], "defendants": "['张某', '李某']"}
+    assert Bundle.from_dict(old).case.defendants == ("张某", "李某")
+    old["case"]["defendants"] = "张某"
+    assert Bundle.from_dict(old).case.defendants == ("张某",)
+
+
+def test_of_reads_a_stored_bundle_and_passes_a_typed_one(stored):
+    bundle = Bundle.of(stored)
+    assert isinstance(bundle, Bundle) and Bundle.of(bundle) is bundle and bundle.to_dict() == stored

@@ -7,6 +7,7 @@ a stored bundle back (every schema version so far), so nothing outside this modu
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import datetime as dt
 from dataclasses import dataclass, field
@@ -210,6 +211,11 @@ class Bundle:
         return _jsonable(dataclasses.asdict(self))
 
     @classmethod
+    def of(cls, bundle: Bundle | dict) -> Bundle:
+        """The typed bundle: a stored one (``to_dict``'s dict) is read with ``from_dict``, a Bundle passes as it is."""
+        return bundle if isinstance(bundle, Bundle) else cls.from_dict(bundle)
+
+    @classmethod
     def from_dict(cls, data: dict) -> Bundle:
         """The bundle ``to_dict`` wrote (any schema up to BUNDLE_SCHEMA; a missing key takes its default)."""
         schema = int(data.get("schema") or 1)
@@ -230,9 +236,23 @@ class Bundle:
 
 def case_from(data: dict) -> CaseInput:
     day = data.get("offence_date")
-    return CaseInput(facts=data.get("facts", ""), defendants=tuple(data.get("defendants") or ()),
+    return CaseInput(facts=data.get("facts", ""), defendants=_names(data.get("defendants")),
                      offence_date=dt.date.fromisoformat(day) if day else None, ref=data.get("ref", ""),
                      merged=tuple(data.get("merged") or ()))
+
+
+def _names(value) -> tuple[str, ...]:
+    """The defendants as stored: a list, or in some bundles of schema 1 the list's Python repr
+    ("['张某', '李某']"); a bare name counts as one defendant."""
+    if not value:
+        return ()
+    if isinstance(value, str):
+        try:
+            parsed = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            return (value,)
+        return tuple(str(name) for name in parsed) if isinstance(parsed, (list, tuple)) else (value,)
+    return tuple(value)
 
 
 def _step_from(data: dict) -> PlanStep:

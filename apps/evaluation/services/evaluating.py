@@ -255,7 +255,7 @@ def _add_time(run: EvaluationRun, seconds: float) -> None:
 
 def _versions(run: EvaluationRun) -> dict:
     first = run.cases.exclude(bundles=[]).first()
-    return (first.bundles[0].get("versions", {}) if first else {})
+    return Bundle.from_dict(first.bundles[0]).versions if first else {}
 
 
 def _entry(case_id: str, gold: dict, prediction: dict) -> metrics.Entry:

@@ -22,6 +22,7 @@ from apps.audit.services import audit_append
 from apps.cases.models import DefendantResult, JudgmentRun
 from apps.review.models import REASON_MAX, Decision, Review, ReviewItem, ReviewOpening, WhatIf
 from apps.review.services.snapshot import snapshot_build, snapshot_changes, snapshot_hash
+from worker.agents.types import ArticleAudit, Bundle
 
 
 class ReviewConflict(Exception):
@@ -155,20 +156,18 @@ def review_item_undo(*, review: Review, item: ReviewItem, user, version: int | N
 
 def _check_ref(result: DefendantResult, target: str, ref: str) -> None:
     """The reference must name something in this result's evidence bundle."""
-    audit = (result.bundle or {}).get("audit") or {}
-    research = (result.bundle or {}).get("research") or {}
-    articles = audit.get("articles") or []
+    bundle = Bundle.from_dict(result.bundle or {})
+    articles = bundle.audit.articles if bundle.audit else []
     known: set[str]
     if target == ReviewItem.Target.ITEM:
-        known = {f"{a['article_pk']}:{i['item_pk']}" for a in articles for i in a.get("items") or []}
+        known = {f"{a.article_pk}:{i.item_pk}" for a in articles for i in a.items}
     elif target == ReviewItem.Target.ARTICLE:
-        known = {str(a["article_pk"]) for a in articles}
+        known = {str(a.article_pk) for a in articles}
     elif target == ReviewItem.Target.PRECEDENT:
-        known = {str(pk) for pk in research.get("candidate_cases") or []}
+        known = {str(pk) for pk in (bundle.research.candidate_cases if bundle.research else [])}
     else:
-        known = {str(pk) for a in articles for pk in a.get("interpretations") or []}
-        known |= {str(e["pk"]) for e in ((result.bundle or {}).get("judgment") or {}).get("evidence") or []
-                  if e.get("kind") == "interpretation"}
+        known = {str(pk) for a in articles for pk in a.interpretations}
+        known |= {str(e.pk) for e in (bundle.judgment.evidence if bundle.judgment else []) if e.kind == "interpretation"}
     if ref not in known:
         raise ValidationError(_("That item is not part of this result's evidence."))
 
@@ -208,9 +207,10 @@ def whatif_compute(*, review: Review, result: DefendantResult) -> WhatIf | None:
 # --- coverage: what a reviewer must have looked at before approving ----------------------------
 
 
-def verified_articles(bundle: dict) -> list[dict]:
+def verified_articles(stored: dict | None) -> list[ArticleAudit]:
     """The articles the run verified for one defendant (what an approval must have decided)."""
-    return [a for a in ((bundle or {}).get("audit") or {}).get("articles") or [] if a.get("passed")]
+    audit = Bundle.from_dict(stored or {}).audit
+    return audit.verified if audit else []
 
 
 def review_open(*, review: Review, result: DefendantResult, user) -> None:
@@ -247,11 +247,11 @@ def review_coverage(review: Review, user, results=None) -> dict:
     rows = []
     for r in results:
         articles = verified_articles(r.bundle)
-        undecided = [a for a in articles if str(a["article_pk"]) not in decided.get(r.pk, set())]
+        undecided = [a for a in articles if str(a.article_pk) not in decided.get(r.pk, set())]
         rows.append({"result": r, "position": r.position, "defendant": r.defendant, "opened": r.pk in opened,
                      "articles": len(articles), "decided": len(articles) - len(undecided),
-                     "undecided": [a.get("label") or a.get("key") for a in undecided],
-                     "undecided_refs": [str(a["article_pk"]) for a in undecided],
+                     "undecided": [a.label or a.key for a in undecided],
+                     "undecided_refs": [str(a.article_pk) for a in undecided],
                      "bulk": bulk.get(r.pk, 0)})
     return {"rows": rows, "opened": sum(r["opened"] for r in rows), "defendants": len(rows),
             "articles": sum(r["articles"] for r in rows), "decided": sum(r["decided"] for r in rows),

@@ -1,4 +1,7 @@
-"""Strict parsing of a model's JSON reply: no NaN or infinities, no duplicate keys, no lone surrogates."""
+"""Strict parsing of a model's JSON reply: no NaN or infinities, no duplicate keys, no lone surrogates.
+
+The checks are worker/agents/strictjson.py's (the importers' reader uses the same); this module words
+them as the client's JSONParseError."""
 
 from __future__ import annotations
 
@@ -6,41 +9,16 @@ import json
 import re
 from typing import Any
 
+from worker.agents import strictjson
 from worker.agents.llm.errors import JSONParseError
 
-def _reject_constant(name: str) -> Any:
-    raise JSONParseError(f"{name} is not JSON")
 
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise JSONParseError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
-def _check_strings(value: Any) -> None:
-    """Reject lone surrogates and NUL: they parse as JSON but break storage."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            texts = [item]
-        elif isinstance(item, dict):
-            texts = list(item)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-            continue
-        else:
-            continue
-        for text in texts:
-            if "\x00" in text:
-                raise JSONParseError("NUL character in a string")
-            if any("\ud800" <= ch <= "\udfff" for ch in text):
-                raise JSONParseError("lone surrogate in a string")
+def _message(refusal: strictjson.NotStrict) -> str:
+    if refusal.kind == "duplicate_key":
+        return f"duplicate key {refusal.value!r}"
+    if refusal.kind == "constant":
+        return f"{refusal.value} is not JSON"
+    return "NUL character in a string" if "\x00" in refusal.string else "lone surrogate in a string"
 
 
 _FENCE_RE = re.compile(r"^```(?:json)?[ \t]*\n(.*)\n```$", re.DOTALL)
@@ -63,12 +41,12 @@ def parse_json_strict(text: str, *, allow_fence: bool = False) -> Any:
     if not body:
         raise JSONParseError("empty reply")
     try:
-        value = json.loads(body, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
-    except JSONParseError:
-        raise
+        value = strictjson.loads(body)
+        strictjson.check_strings(value)
+    except strictjson.NotStrict as refusal:
+        raise JSONParseError(_message(refusal)) from None
     except json.JSONDecodeError as exc:
         raise JSONParseError(f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
         raise JSONParseError("nesting too deep") from None
-    _check_strings(value)
     return value

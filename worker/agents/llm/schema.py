@@ -12,7 +12,8 @@ for ``pattern`` or ``anyOf`` must not pass silently unenforced.
 Types are strict, stricter than the JSON-schema specification in two places
 that matter downstream: ``true`` is never an integer or a number, and ``1.0``
 is not an integer (a term of "12.0" months must not reach arithmetic that
-expects an int).  Numbers must be finite.
+expects an int).  Numbers must be finite.  The types are worker/agents/strictjson.py's (the corpus
+record validator, lexlib/parsing/records.py, uses the same).
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from worker.agents.strictjson import JSON_TYPES, json_type, wrong_type
+
 __all__ = ["SchemaError", "check_schema", "is_valid", "minimal_instance", "validate"]
 
-_TYPES = ("object", "array", "string", "integer", "number", "boolean", "null")
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment", "$schema"})
 _KEYWORDS = frozenset(
     {
@@ -40,34 +42,9 @@ class SchemaError(ValueError):
     """The schema itself is malformed or uses a keyword this validator does not enforce."""
 
 
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
-def _has_type(value: Any, name: str) -> bool:
-    actual = _type_name(value)
-    if name == "number":
-        return actual in ("integer", "number") and (actual == "integer" or math.isfinite(value))
-    return actual == name
-
-
 def _json_equal(a: Any, b: Any) -> bool:
     """Equality as JSON sees it: 1 == 1.0, but True != 1 and False != 0."""
-    ta, tb = _type_name(a), _type_name(b)
+    ta, tb = json_type(a), json_type(b)
     numeric = ("integer", "number")
     if ta in numeric and tb in numeric:
         return a == b
@@ -83,14 +60,14 @@ def _json_equal(a: Any, b: Any) -> bool:
 def check_schema(schema: Any, path: str = "#") -> None:
     """Raise SchemaError unless ``schema`` lies inside the supported subset."""
     if not isinstance(schema, dict):
-        raise SchemaError(f"{path}: a schema must be an object, got {_type_name(schema)}")
+        raise SchemaError(f"{path}: a schema must be an object, got {json_type(schema)}")
     unknown = sorted(set(schema) - _KEYWORDS)
     if unknown:
         raise SchemaError(f"{path}: unsupported keyword(s) {', '.join(unknown)}")
     if "type" in schema:
         types = schema["type"]
         names = types if isinstance(types, list) else [types]
-        if not names or any(t not in _TYPES for t in names) or len(set(names)) != len(names):
+        if not names or any(t not in JSON_TYPES for t in names) or len(set(names)) != len(names):
             raise SchemaError(f"{path}/type: invalid type {types!r}")
     if "properties" in schema:
         props = schema["properties"]
@@ -145,8 +122,9 @@ def _validate(value: Any, schema: dict, path: str, errors: list[str]) -> None:
         return
     if "type" in schema:
         names = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-        if not any(_has_type(value, n) for n in names):
-            errors.append(f"{path}: expected {' or '.join(names)}, got {_type_name(value)}")
+        got = wrong_type(value, *names)
+        if got is not None:
+            errors.append(f"{path}: expected {' or '.join(names)}, got {got}")
             return  # further keywords would only repeat the type error
     if "const" in schema and not _json_equal(value, schema["const"]):
         errors.append(f"{path}: must equal {schema['const']!r}")
@@ -155,7 +133,7 @@ def _validate(value: Any, schema: dict, path: str, errors: list[str]) -> None:
         more = ", ..." if len(schema["enum"]) > 10 else ""
         errors.append(f"{path}: {_short(value)} is not one of [{shown}{more}]")
 
-    kind = _type_name(value)
+    kind = json_type(value)
     if kind in ("integer", "number"):
         if kind == "number" and not math.isfinite(value):
             errors.append(f"{path}: number must be finite")

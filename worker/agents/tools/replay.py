@@ -7,20 +7,20 @@ A stage asked for more replies than were recorded fails explicitly
 (model unavailable: "replay has no recorded reply"), never with an invented one.
 A statistical run needs no recording: it is deterministic for the same models.
 
-``bundle_diff`` compares two bundle dicts (``Bundle.to_dict()``) stage by stage:
-what was retrieved, what the Auditor decided per article and per checklist item,
-and the judgment.
+``bundle_diff`` compares two bundles (typed, or as ``Bundle.to_dict()`` stored them) stage by
+stage: what was retrieved, what the Auditor decided per article and per checklist item, and the
+judgment.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict, deque
-from dataclasses import fields
 from typing import Any
 
 from worker.agents.llm import LLMResult, ModelOutputInvalid, ModelUnavailable, Usage
 from worker.agents.pipeline import Params
-from worker.agents.types import Bundle, CaseInput, case_from
+from worker.agents.types import ArticleAudit, Bundle, CaseInput
 
 
 class RecordedReplies:
@@ -60,31 +60,45 @@ class RecordedReplies:
         return {stage: len(q) for stage, q in self._queues.items() if q}
 
 
-def case_of(bundle: dict) -> CaseInput:
-    return case_from(bundle["case"])
+def case_of(bundle: Bundle | dict) -> CaseInput:
+    """The case a stored bundle (typed or as stored) was run on."""
+    return Bundle.of(bundle).case
 
 
 def params_of(bundle: Bundle | dict) -> Params:
     """The pipeline parameters a stored bundle (typed or as stored) was run with."""
-    stored = bundle if isinstance(bundle, Bundle) else Bundle.from_dict(bundle)
-    known = {f.name for f in fields(Params)}
+    stored = Bundle.of(bundle)
+    known = {f.name for f in dataclasses.fields(Params)}
     values = {k: (tuple(v) if isinstance(v, list) else v) for k, v in stored.params.items() if k in known}
     return Params(**values)
 
 
-def _articles(bundle: dict) -> dict[str, dict]:
-    return {str(a["key"]): a for a in ((bundle.get("audit") or {}).get("articles") or [])}
+def _articles(bundle: Bundle) -> dict[str, ArticleAudit]:
+    return {str(a.key): a for a in (bundle.audit.articles if bundle.audit else [])}
 
 
-def _hits(bundle: dict) -> dict[str, list[str]]:
+def _hits(bundle: Bundle) -> dict[str, list[str]]:
     by_path: dict[str, list[str]] = defaultdict(list)
-    for hit in (bundle.get("research") or {}).get("hits") or []:
-        by_path[hit.get("path", "")].append(f"{hit.get('kind', '')}:{hit.get('pk', '')}")
+    for hit in bundle.research.hits if bundle.research else []:
+        by_path[hit.path].append(f"{hit.kind}:{hit.pk}")
     return {path: sorted(refs) for path, refs in by_path.items()}
 
 
-def bundle_diff(before: dict, after: dict) -> list[dict[str, Any]]:
+_OUTCOME = ("status", "charges", "article_keys", "term", "citations")
+
+
+def _outcome(bundle: Bundle) -> dict[str, Any]:
+    """The judgment's fields the diff compares, as the bundle stores them (all None without a judgment)."""
+    j = bundle.judgment
+    if j is None:
+        return dict.fromkeys(_OUTCOME)
+    return {"status": j.status.value, "charges": list(j.charges), "article_keys": list(j.article_keys),
+            "term": dataclasses.asdict(j.term) if j.term is not None else None, "citations": list(j.citations)}
+
+
+def bundle_diff(before: Bundle | dict, after: Bundle | dict) -> list[dict[str, Any]]:
     """Differences as rows {stage, what, before, after}; empty when the two runs agree."""
+    before, after = Bundle.of(before), Bundle.of(after)
     rows: list[dict[str, Any]] = []
 
     def add(stage: str, what: str, old: Any, new: Any) -> None:
@@ -94,23 +108,23 @@ def bundle_diff(before: dict, after: dict) -> list[dict[str, Any]]:
     old_hits, new_hits = _hits(before), _hits(after)
     for path in sorted(set(old_hits) | set(new_hits)):
         add("researcher", f"path {path}", old_hits.get(path, []), new_hits.get(path, []))
-    add("researcher", "pre-judged charges", [c for c, _ in (before.get("research") or {}).get("prejudged") or []],
-        [c for c, _ in (after.get("research") or {}).get("prejudged") or []])
+    add("researcher", "pre-judged charges", [c for c, _ in (before.research.prejudged if before.research else [])],
+        [c for c, _ in (after.research.prejudged if after.research else [])])
     old_arts, new_arts = _articles(before), _articles(after)
     for key in sorted(set(old_arts) | set(new_arts)):
         old, new = old_arts.get(key), new_arts.get(key)
         if old is None or new is None:
             add("auditor", f"article {key}", "audited" if old else "not a candidate", "audited" if new else "not a candidate")
             continue
-        add("auditor", f"article {key} decision", old.get("passed"), new.get("passed"))
-        add("auditor", f"article {key} version", old.get("version_pk"), new.get("version_pk"))
-        old_items = {i["item_pk"]: i for i in old.get("items") or []}
-        new_items = {i["item_pk"]: i for i in new.get("items") or []}
+        add("auditor", f"article {key} decision", old.passed, new.passed)
+        add("auditor", f"article {key} version", old.version_pk, new.version_pk)
+        old_items = {i.item_pk: i for i in old.items}
+        new_items = {i.item_pk: i for i in new.items}
         for pk in sorted(set(old_items) | set(new_items)):
             o, n = old_items.get(pk), new_items.get(pk)
-            question = (o or n)["question"]
-            add("auditor", f"article {key} item “{question}”", o["satisfied"] if o else None, n["satisfied"] if n else None)
-    old_j, new_j = before.get("judgment") or {}, after.get("judgment") or {}
-    for field in ("status", "charges", "article_keys", "term", "citations"):
-        add("adjudicator", field, old_j.get(field), new_j.get(field))
+            question = (o or n).question
+            add("auditor", f"article {key} item “{question}”", o.satisfied if o else None, n.satisfied if n else None)
+    old_j, new_j = _outcome(before), _outcome(after)
+    for field in _OUTCOME:
+        add("adjudicator", field, old_j[field], new_j[field])
     return rows

@@ -19,6 +19,8 @@ Used by `manage.py export_trajectories` (approved runs from the database) and tr
 
 from __future__ import annotations
 
+import dataclasses
+
 from worker.agents.prompts.planner import (
     ACTIONS,
     PLANNER_PROMPT_VERSION,
@@ -26,39 +28,41 @@ from worker.agents.prompts.planner import (
     observation_message,
     planner_messages,
 )
+from worker.agents.types import Bundle, PlanStep
 
 KEPT_STATUSES = ("ok", "stop")
 
 
-def _steps(bundle: dict) -> list[dict]:
-    return list(((bundle.get("research") or {}).get("steps")) or [])
-
-
-def trajectory_example(bundle: dict, *, lang: str = "zh") -> dict | None:
-    """The SFT conversation of one agentic bundle, or None when it holds no planner step."""
-    steps = [s for s in _steps(bundle) if s.get("status") in KEPT_STATUSES and s.get("action") in ACTIONS]
+def trajectory_example(bundle: Bundle | dict, *, lang: str = "zh") -> dict | None:
+    """The SFT conversation of one agentic bundle (typed, or as Bundle.to_dict() stored it), or None
+    when it holds no planner step."""
+    bundle = Bundle.of(bundle)
+    research = bundle.research
+    steps = [s for s in (research.steps if research else []) if s.status in KEPT_STATUSES and s.action in ACTIONS]
     if not steps:
         return None
-    research = bundle.get("research") or {}
-    facts = research.get("focus") or (bundle.get("case") or {}).get("facts", "")
-    prejudged = [tuple(p) for p in research.get("prejudged") or []]
-    messages = planner_messages(lang, facts=facts, defendant=bundle.get("defendant", ""), prejudged=prejudged)
+    facts = research.focus or bundle.case.facts
+    prejudged = [tuple(p) for p in research.prejudged]
+    messages = planner_messages(lang, facts=facts, defendant=bundle.defendant, prejudged=prejudged)
     weights = [0] * len(messages)
-    synthetic = steps[-1].get("action") != "stop"
+    synthetic = steps[-1].action != "stop"
     if synthetic:
-        steps.append({"n": len(steps) + 1, "action": "stop", "query": "", "reason": "", "status": "stop", "results": []})
+        steps.append(PlanStep(n=len(steps) + 1, state={}, action="stop", status="stop"))
     for n, step in enumerate(steps, start=1):
-        messages.append(action_message(step))
+        messages.append(action_message(dataclasses.asdict(step)))
         weights.append(1)
-        if step["action"] != "stop":
-            messages.append(observation_message(lang, n, step.get("results") or []))
+        if step.action != "stop":
+            messages.append(observation_message(lang, n, step.results or []))
             weights.append(0)
+    judgment = bundle.judgment
     return {
         "messages": [{**m, "weight": w} for m, w in zip(messages, weights)],
         "stage": "plan", "prompt_version": PLANNER_PROMPT_VERSION, "synthetic_stop": synthetic,
-        "case_ref": (bundle.get("case") or {}).get("ref", ""), "defendant": bundle.get("defendant", ""),
-        # For GRPO: the reference trajectory and the outcome the run reached.
-        "reference": [{"action": s["action"], "query": s.get("query", ""), "results": s.get("results") or []} for s in steps],
-        "judgment": {k: (bundle.get("judgment") or {}).get(k) for k in ("charges", "article_keys", "term")},
+        "case_ref": bundle.case.ref, "defendant": bundle.defendant,
+        # For GRPO: the reference trajectory and the outcome the run reached (as the bundle stores it).
+        "reference": [{"action": s.action, "query": s.query, "results": list(s.results or [])} for s in steps],
+        "judgment": {"charges": list(judgment.charges), "article_keys": list(judgment.article_keys),
+                     "term": dataclasses.asdict(judgment.term) if judgment.term is not None else None}
+        if judgment else dict.fromkeys(("charges", "article_keys", "term")),
         "facts": facts, "prejudged": prejudged,
     }

@@ -114,12 +114,13 @@ def _apply_to_precedents(result: Audit, research: Research, overrides: list[Over
                                         reasons.why(reasons.PRUNED_BY_REVIEWER, reason=o.reason)))
 
 
-def readjudicate(bundle: dict, overrides: list[Override], *, strategy, graph: GraphStore) -> Bundle:
-    """The what-if bundle: ``bundle`` with ``overrides`` applied and the Adjudicator run again."""
+def readjudicate(bundle: Bundle | dict, overrides: list[Override], *, strategy, graph: GraphStore) -> Bundle:
+    """The what-if bundle: ``bundle`` (typed, or as Bundle.to_dict() stored it) with ``overrides`` applied
+    and the Adjudicator run again."""
     for o in overrides:
         if o.target not in TARGETS:
             raise OverrideInvalid(f"unknown override target {o.target!r}")
-    stored = Bundle.from_dict(bundle)
+    stored = Bundle.of(bundle)
     if stored.research is None or stored.audit is None:
         raise OverrideInvalid("this result has no audited evidence to change")
     case = stored.case

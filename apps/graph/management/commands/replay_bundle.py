@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from apps.judging.services import bundle_replay
 from worker.agents.tools.replay import bundle_diff
+from worker.agents.types import Bundle
 
 
 class Command(BaseCommand):
@@ -21,9 +22,10 @@ class Command(BaseCommand):
         bundles = self._bundles(file, evaluation, case)
         changed = 0
         for stored in bundles:
-            replayed, unused = bundle_replay(stored)
-            rows = bundle_diff(stored, replayed.to_dict())
-            name = stored.get("defendant") or "(case)"
+            bundle = Bundle.from_dict(stored)
+            replayed, unused = bundle_replay(bundle)
+            rows = bundle_diff(bundle, replayed.to_dict())
+            name = bundle.defendant or "(case)"
             if not rows:
                 self.stdout.write(f"{name}: unchanged ({replayed.judgment.status})")
             else:
