@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.models import Team
+from apps.core.models import Job
 from worker.agents.types import Status as PipelineStatus
 
 MAX_DEFENDANTS = 50
@@ -85,13 +86,8 @@ class CaseRevision(models.Model):
         constraints = [models.UniqueConstraint(fields=["case", "version"], name="case_revision_version")]
 
 
-class JudgmentRun(models.Model):
-    class Status(models.TextChoices):
-        QUEUED = "queued", _("queued")
-        RUNNING = "running", _("running")
-        DONE = "done", _("done")
-        FAILED = "failed", _("failed")
-        CANCELLED = "cancelled", _("cancelled")
+class JudgmentRun(Job):
+    """A job (apps/core/models.py): queued, running, then done, failed or cancelled."""
 
     class Strategy(models.TextChoices):
         STATISTICAL = "statistical", _("statistical (no LLM)")
@@ -101,16 +97,12 @@ class JudgmentRun(models.Model):
         FIXED = "fixed", _("fixed Researcher (four retrieval paths)")
         AGENTIC = "agentic", _("agentic planner (Legal-R1: chooses the next source until the evidence suffices)")
 
-    FINISHED = frozenset({Status.DONE, Status.FAILED, Status.CANCELLED})
-
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="runs")
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
                                      verbose_name=_("requested by"))
     strategy = models.CharField(_("strategy"), max_length=16, choices=Strategy.choices)
     ablation = models.CharField(_("ablation"), max_length=32)
     mode = models.CharField(_("retrieval mode"), max_length=16, choices=Mode.choices, default=Mode.FIXED)
-    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
-    message = models.TextField(_("message"), blank=True)
     # What the run was computed from: the case as it was when the run was requested.
     case_version = models.PositiveIntegerField(_("case version"))
     facts = models.TextField()
@@ -123,19 +115,12 @@ class JudgmentRun(models.Model):
                                             related_name="+")
     # Strategy, model and prompt versions reported by the pipeline (merged over the defendants).
     versions = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(_("requested at"), auto_now_add=True)
-    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
-    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
 
     def __str__(self) -> str:
         return f"run {self.pk} of case {self.case_id} ({self.status})"
-
-    @property
-    def finished(self) -> bool:
-        return self.status in self.FINISHED
 
 
 class RunAttempt(models.Model):

@@ -190,19 +190,26 @@ def case_new(request):
                                                     "unconfirmed": unconfirmed})
 
 
-def case_detail(request, pk: int):
-    case = case_get_for(user=request.user, pk=pk)
-    runs = list(case.runs.select_related("requested_by").prefetch_related(
-        Prefetch("results", queryset=DefendantResult.objects.defer("bundle"))))
+def _case_runs(case: Case) -> dict:
     from apps.review.selectors import review_outcomes
 
+    runs = list(case.runs.select_related("requested_by").prefetch_related(
+        Prefetch("results", queryset=DefendantResult.objects.defer("bundle"))))
     reviewed = review_outcomes([r.pk for r in runs])
+    # While a run is queued or running, the runs table follows it (htmx) without a reload.
+    return {"case": case, "runs": [{"run": r, "review": reviewed.get(r.pk)} for r in runs],
+            "runs_finished": all(r.finished for r in runs)}
+
+
+def case_detail(request, pk: int):
+    case = case_get_for(user=request.user, pk=pk)
+    runs = _case_runs(case)
+    if request.htmx and request.GET.get("part") == "runs":
+        return polled_fragment(request, "cases/_case_runs.html", runs, finished=runs["runs_finished"])
     return render(request, "cases/case_detail.html", {
-        "case": case, "runs": [{"run": r, "review": reviewed.get(r.pk)} for r in runs],
-        "run_form": RunForm(research=request.user.has_role(Role.ADMIN)), "can_edit": request.user.has_role(Role.STAFF),
-        "findings": case_findings(case), "revisions": case.revisions.select_related("changed_by")[:5],
-        # While a run is queued or running, the runs table follows it (htmx) without a reload.
-        "any_running": any(not r.finished for r in runs)})
+        **runs, "run_form": RunForm(research=request.user.has_role(Role.ADMIN)),
+        "can_edit": request.user.has_role(Role.STAFF), "findings": case_findings(case),
+        "revisions": case.revisions.select_related("changed_by")[:5]})
 
 
 @role_required(Role.STAFF)

@@ -13,20 +13,32 @@ LIST_SIZE = 8
 FAILURE_WINDOW = dt.timedelta(days=7)
 
 
-def _clerk_work(user: User) -> dict:
+def _my_runs(user: User):
+    from apps.cases.selectors import run_list_for
+
+    return run_list_for(user=user).filter(requested_by=user).select_related("case")
+
+
+def clerk_running(*, user: User) -> dict:
+    """The clerk's queued and running runs; settled when there is none (the home page stops following them)."""
     from apps.cases.models import JudgmentRun
-    from apps.cases.selectors import case_search, run_list_for
+
+    running = list(_my_runs(user).filter(status__in=[JudgmentRun.Status.QUEUED, JudgmentRun.Status.RUNNING])
+                   .order_by("-created_at")[:LIST_SIZE])
+    return {"running": running, "settled": not running}
+
+
+def _clerk_work(user: User) -> dict:
+    from apps.cases.selectors import case_search
     from apps.review.models import Review
 
-    mine = run_list_for(user=user).filter(requested_by=user).select_related("case")
-    running = list(mine.filter(status__in=[JudgmentRun.Status.QUEUED, JudgmentRun.Status.RUNNING])
-                   .order_by("-created_at")[:LIST_SIZE])
+    mine = _my_runs(user)
     returned = list(mine.filter(review__status=Review.Status.RETURNED).select_related("review")
                     .order_by("-review__updated_at")[:LIST_SIZE])
     decided = list(mine.filter(review__status__in=[Review.Status.APPROVED, Review.Status.REJECTED])
                    .select_related("review").order_by("-review__updated_at")[:LIST_SIZE])
     cases = list(case_search(user=user).filter(created_by=user)[:LIST_SIZE])
-    return {"running": running, "returned": returned, "decided": decided, "cases": cases}
+    return {**clerk_running(user=user), "returned": returned, "decided": decided, "cases": cases}
 
 
 def _reviewer_work(user: User) -> dict:

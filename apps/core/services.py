@@ -2,8 +2,8 @@ import time
 
 from django.conf import settings
 from django.core.cache import cache
-from django.utils import timezone
 
+from apps.core.jobs import job_claim, job_finish
 from apps.core.models import WorkerPing
 
 _PERIODS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
@@ -56,8 +56,7 @@ def worker_ping_request(*, user=None) -> WorkerPing:
 
 
 def worker_ping_answer(*, ping_id: int, hostname: str) -> bool:
-    """Mark a ping answered. Safe to run twice: only the first answer counts."""
-    updated = WorkerPing.objects.filter(pk=ping_id, answered_at__isnull=True).update(
-        answered_at=timezone.now(), worker=hostname[:200]
-    )
-    return updated == 1
+    """Answer a ping: claim it, then mark it done. Safe to run twice: only the first claim answers."""
+    if job_claim(model=WorkerPing, pk=ping_id, worker=hostname[:200]) is None:
+        return False
+    return job_finish(model=WorkerPing, pk=ping_id, status=WorkerPing.Status.DONE)

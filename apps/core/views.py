@@ -5,15 +5,19 @@ from django.views.decorators.cache import never_cache
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from apps.accounts.models import Role
 from apps.accounts.selectors import team_list_for
 from apps.core.health import health_report_cached, public_view
 from apps.core.jobs import polled_fragment
 from apps.core.models import WorkerPing
-from apps.core.selectors import home_work
+from apps.core.selectors import clerk_running, home_work
 from apps.core.services import PingThrottled, worker_ping_request
 
 
 def home(request):
+    if request.htmx and request.GET.get("part") == "running" and request.user.has_role(Role.STAFF):
+        clerk = clerk_running(user=request.user)
+        return polled_fragment(request, "core/_clerk_running.html", {"c": clerk}, finished=clerk["settled"])
     return render(request, "core/home.html", {"teams": team_list_for(user=request.user),
                                               "work": home_work(user=request.user)})
 
@@ -60,5 +64,5 @@ def ping_create(request):
 def ping_detail(request, pk: int):
     ping = get_object_or_404(WorkerPing, pk=pk, requested_by=request.user)
     if request.htmx:
-        return polled_fragment(request, "core/_ping.html", {"ping": ping}, finished=ping.answered_at is not None)
+        return polled_fragment(request, "core/_ping.html", {"ping": ping}, finished=ping.finished)
     return render(request, "core/ping.html", {"ping": ping})

@@ -15,20 +15,19 @@ from django.db.models import F, Func, Q, Value
 from django.utils.translation import gettext_lazy as _
 from pgvector.django import VectorField
 
+from apps.core.models import Job, JobStatus, job_status_field, job_statuses
+
 CRIMINAL_LAW = "中华人民共和国刑法"
 
 
-class ImportBatch(models.Model):
-    """One upload or import command run, successful or not (provenance of rows)."""
+class ImportBatch(Job):
+    """One upload or import command run, successful or not (provenance of rows). A job
+    (apps/core/models.py) that may stop half-way, checked, for an admin to publish or discard it;
+    it reports its errors line by line (``errors``), not as a message."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", _("queued")
-        RUNNING = "running", _("running")
-        CHECKED = "checked", _("checked: awaiting confirmation")
-        PUBLISHED = "published", _("published")
-        DUPLICATE = "duplicate", _("identical to an earlier import")
-        FAILED = "failed", _("failed")
-        DISCARDED = "discarded", _("discarded")
+    Status = job_statuses(JobStatus.CHECKED, JobStatus.PUBLISHED, JobStatus.DUPLICATE, JobStatus.FAILED,
+                          JobStatus.DISCARDED)
+    WAITING = frozenset({JobStatus.CHECKED})
 
     class Format(models.TextChoices):
         LEXTRACE = "lextrace", _("Lextrace JSONL / JSON")
@@ -43,12 +42,11 @@ class ImportBatch(models.Model):
     size_bytes = models.BigIntegerField(default=0)
     amendment = models.BooleanField(default=False, help_text=_("changed article texts are amendments, not conflicts"))
     law_title = models.CharField(max_length=200, blank=True, help_text=_("for plain-text statutes"))
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    status = job_status_field(Status)
+    message = None
     counts = models.JSONField(default=dict, blank=True)
     errors = models.JSONField(default=list, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
     upload = models.FileField(upload_to="imports/", blank=True)
     format = models.CharField(max_length=16, choices=Format.choices, blank=True)
     # What the admin chose besides the file: effective date, version label, source, skip_refused …
@@ -58,9 +56,6 @@ class ImportBatch(models.Model):
     confirmed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                      related_name="+", help_text=_("who confirmed the checked import for publication"))
     confirmed_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
 
     def __str__(self) -> str:
         return f"{self.filename} ({self.status})"

@@ -2,6 +2,7 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -20,10 +21,6 @@ from apps.corpus.services.uploads import (
     import_progress,
 )
 
-# No worker activity expected until the admin acts (checked) or ever again (the rest).
-SETTLED = {ImportBatch.Status.CHECKED, ImportBatch.Status.PUBLISHED, ImportBatch.Status.DUPLICATE,
-           ImportBatch.Status.FAILED, ImportBatch.Status.DISCARDED}
-
 
 @role_required(Role.ADMIN)
 def import_list(request):
@@ -37,18 +34,19 @@ def import_list(request):
         # No flash message: the import page itself says what is happening, and keeps saying it.
         return redirect("corpus:import_detail", pk=batch.pk)
     page = Paginator(ImportBatch.objects.select_related("created_by"), 20).get_page(request.GET.get("page"))
-    polling = any(b.status not in SETTLED for b in page)
+    # The rows follow the batches until every one is settled (nothing happens until the admin acts, or ever again).
+    rows = {"page": page, "finished": all(b.settled for b in page),
+            "poll_url": reverse("corpus:import_list") + f"?rows=1{f'&page={page.number}' if page.number > 1 else ''}"}
     if request.htmx and request.GET.get("rows"):
-        return polled_fragment(request, "corpus/_import_rows.html", {"page": page, "polling": polling},
-                               finished=not polling)
-    return render(request, "corpus/import_list.html", {"form": form, "page": page, "counts": corpus_counts(),
-                                                       "polling": polling, "freshness": corpus_freshness()})
+        return polled_fragment(request, "corpus/_import_rows.html", rows, finished=rows["finished"])
+    return render(request, "corpus/import_list.html", {**rows, "form": form, "counts": corpus_counts(),
+                                                       "freshness": corpus_freshness()})
 
 
 @role_required(Role.ADMIN)
 def import_detail(request, pk: int):
     batch = get_object_or_404(ImportBatch, pk=pk)
-    context = {"batch": batch, "progress": import_progress(batch.pk), "finished": batch.status in SETTLED,
+    context = {"batch": batch, "progress": import_progress(batch.pk), "finished": batch.settled,
                "report": import_report_view(batch)}
     if request.htmx:
         return polled_fragment(request, "corpus/_import_status.html", context, finished=context["finished"])

@@ -3,15 +3,15 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils.translation import gettext_lazy as _
+
+from apps.core.models import Job, JobStatus, job_status_field, job_statuses
 
 
-class EvaluationRun(models.Model):
-    class Status(models.TextChoices):
-        QUEUED = "queued", _("queued")
-        RUNNING = "running", _("running")
-        DONE = "done", _("done")
-        FAILED = "failed", _("failed")
+class EvaluationRun(Job):
+    """A job (apps/core/models.py) continued over several tasks: queued, running, done or failed (a
+    failed run is resumed where it stopped)."""
+
+    Status = job_statuses(JobStatus.DONE, JobStatus.FAILED)
 
     label = models.CharField(max_length=200)
     dataset = models.CharField(max_length=300, help_text="file name of the labelled JSONL set")
@@ -24,27 +24,19 @@ class EvaluationRun(models.Model):
     exclude_self = models.BooleanField(default=False, help_text="leave-one-out: never retrieve the precedent with the record's id")
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    message = models.TextField(blank=True)
+    status = job_status_field(Status)
     versions = models.JSONField(default=dict, help_text="pipeline, strategy and model versions of the predictions")
     metrics = models.JSONField(default=dict)
     is_reference = models.BooleanField(default=False, help_text="later runs are compared against it")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
     seconds = models.FloatField(default=0.0, help_text="wall time spent predicting, summed over sessions")
 
-    class Meta:
-        ordering = ["-created_at"]
+    class Meta(Job.Meta):
         constraints = [models.UniqueConstraint(fields=["is_reference"], condition=Q(is_reference=True),
                                                name="one_reference_evaluation")]
 
     def __str__(self) -> str:
         return f"{self.label} ({self.strategy}/{self.ablation}, {self.dataset})"
-
-    @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED)
 
 
 class EvaluationCase(models.Model):

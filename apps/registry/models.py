@@ -9,6 +9,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from apps.core.models import Job, JobStatus, job_status_field, job_statuses
+
 
 class ModelVersion(models.Model):
     class Kind(models.TextChoices):
@@ -36,36 +38,21 @@ class ModelVersion(models.Model):
         return f"{self.kind} {self.model_id}{' (active)' if self.active else ''}"
 
 
-class TrainingRun(models.Model):
-    """One retraining of the statistical models, its held-out report and the promotion gate."""
+class TrainingRun(Job):
+    """One retraining of the statistical models, its held-out report and the promotion gate. A job
+    (apps/core/models.py) whose success is promoted or rejected by the gate."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", _("queued")
-        RUNNING = "running", _("running")
-        PROMOTED = "promoted", _("promoted")
-        REJECTED = "rejected", _("rejected by the gate")
-        FAILED = "failed", _("failed")
+    Status = job_statuses(JobStatus.PROMOTED, JobStatus.REJECTED, JobStatus.FAILED)
 
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    status = job_status_field(Status)
     source = models.CharField(max_length=500, help_text=_("training cases: 'corpus' (exported from the database) or a file"))
     data_sha256 = models.CharField(max_length=64, blank=True)
     n_cases = models.PositiveIntegerField(default=0)
     report = models.JSONField(default=dict, help_text=_("held-out metrics of every trained model and of the active one"))
     gate = models.JSONField(default=list, help_text=_("per model: candidate vs active on the same held-out cases"))
-    message = models.TextField(blank=True)
     log_tail = models.TextField(blank=True)
     versions = models.ManyToManyField(ModelVersion, blank=True, related_name="training_runs")
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
 
     def __str__(self) -> str:
         return f"training {self.pk} ({self.status})"
-
-    @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.PROMOTED, self.Status.REJECTED, self.Status.FAILED)

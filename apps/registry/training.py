@@ -18,9 +18,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
-from apps.core.jobs import job_claim
+from apps.core.jobs import job_claim, job_finish
 from apps.registry.models import ModelVersion, TrainingRun
 from apps.registry.services import model_activate, model_register
 
@@ -167,7 +166,15 @@ def training_request(*, user=None, source: str = "corpus") -> TrainingRun:
 
 def _claim(run_id: int) -> TrainingRun | None:
     """None for a duplicate or redelivered task (the run is no longer queued)."""
-    return job_claim(model=TrainingRun, pk=run_id, started_at=timezone.now())
+    return job_claim(model=TrainingRun, pk=run_id)
+
+
+def _finish(run: TrainingRun, status: str, message: str) -> TrainingRun:
+    """The run's end with everything it found out (the gate's verdict, or the failure)."""
+    job_finish(model=TrainingRun, pk=run.pk, status=status, message=message,
+               **{f: getattr(run, f) for f in ("n_cases", "data_sha256", "report", "gate", "log_tail")})
+    run.refresh_from_db()
+    return run
 
 
 def gate_rows(report: dict) -> list[dict]:
@@ -220,18 +227,11 @@ def training_execute(run_id: int) -> TrainingRun | None:
             if all(row["passed"] for row in run.gate):
                 for version in versions:
                     model_activate(version=version, user=run.requested_by)
-                run.status = TrainingRun.Status.PROMOTED
-                run.message = "every model is at least as good as the active one on the same held-out cases; activated"
-            else:
-                refused = ", ".join(f"{r['kind']} ({r['metric']} {r['candidate']:.4f} vs active {r['active']:.4f})"
-                                    for r in run.gate if not r["passed"])
-                run.status = TrainingRun.Status.REJECTED
-                run.message = f"refused: worse than the active model: {refused}; nothing was activated"
-            run.finished_at = timezone.now()
-            run.save()
+                return _finish(run, TrainingRun.Status.PROMOTED, "every model is at least as good as the active one "
+                                                                 "on the same held-out cases; activated")
+            refused = ", ".join(f"{r['kind']} ({r['metric']} {r['candidate']:.4f} vs active {r['active']:.4f})"
+                                for r in run.gate if not r["passed"])
+            return _finish(run, TrainingRun.Status.REJECTED,
+                           f"refused: worse than the active model: {refused}; nothing was activated")
     except Exception as exc:
-        run.status = TrainingRun.Status.FAILED
-        run.message = f"{type(exc).__name__}: {exc}"[:2000]
-        run.finished_at = timezone.now()
-        run.save()
-    return run
+        return _finish(run, TrainingRun.Status.FAILED, f"{type(exc).__name__}: {exc}"[:2000])

@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES_BEYOND_SERVICES = ["apps/accounts/second_factor.py", "apps/accounts/lockout.py", "apps/registry/training.py"]
+MODULES_BEYOND_SERVICES = ["apps/accounts/second_factor.py", "apps/accounts/lockout.py", "apps/registry/training.py",
+                           "apps/core/jobs.py"]
 # Adapters the services write through: read for what they write, not checked themselves.
 ADAPTERS = ["apps/graph/age.py"]
 
@@ -58,6 +59,7 @@ EXEMPT = {
     # Evaluations and training: research runs whose results are stored as data; activating a model
     # (what changes judgments) is audited (model.activate).
     "apps.evaluation.services.evaluating.evaluation_create": "an evaluation run is research data, not a decision",
+    "apps.evaluation.services.evaluating.evaluation_claim": "an evaluation run is research data",
     "apps.evaluation.services.evaluating.evaluation_run_chunk": "an evaluation run is research data",
     "apps.evaluation.services.evaluating.evaluation_upload": "an evaluation run is research data",
     "apps.evaluation.services.evaluating.evaluation_mark_reference": "marks the comparison baseline of research runs",
@@ -66,6 +68,11 @@ EXEMPT = {
     # Review internals called inside audited transactions.
     "apps.review.services.reviews.whatif_compute": "runs inside the audited review.override / review.undo",
     "apps.review.services.reviews.review_for_run": "creates the empty review row of a finished run when first opened",
+    # The status bookkeeping of every job kind (apps/core/jobs.py): what a user asked for (run.request,
+    # corpus.import_confirm …) and what it led to (corpus.import, model.activate …) are audited by the
+    # kind's services that call these.
+    "apps.core.jobs.job_claim": "a worker takes an audited request's job",
+    "apps.core.jobs.job_finish": "records a job's end; the kind's service audits what it changed",
     # Operational bookkeeping with no user-visible state.
     "apps.core.services.worker_ping_request": "a health round trip",
     "apps.core.services.worker_ping_answer": "a health round trip",

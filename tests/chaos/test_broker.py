@@ -39,9 +39,9 @@ def test_d6_queued_tasks_survive_a_broker_restart_with_aof():
         broker.start()  # same port, same directory: the AOF is replayed
         assert broker.client().llen(queue) == 50
         with WorkerProcess(broker_url=broker.url(), db_name=session_db_name(), queues=queue):
-            answered = wait_for(lambda: WorkerPing.objects.filter(pk__in=ids, answered_at__isnull=False).count() == 50,
+            answered = wait_for(lambda: WorkerPing.objects.filter(pk__in=ids, finished_at__isnull=False).count() == 50,
                                 timeout=90, interval=0.5)
-        assert answered, WorkerPing.objects.filter(pk__in=ids, answered_at__isnull=False).count()
+        assert answered, WorkerPing.objects.filter(pk__in=ids, finished_at__isnull=False).count()
         # Each exactly once: one answering worker per ping, and nothing left in the queue.
         assert broker.client().llen(queue) == 0
 

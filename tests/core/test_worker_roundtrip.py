@@ -28,7 +28,7 @@ def test_a_real_worker_consumes_the_task_from_redis_and_writes_to_the_database(c
         assert published == []
     assert published == ["worker.tasks.worker_ping"]
 
-    answered = wait_for(lambda: WorkerPing.objects.filter(pk=ping.pk, answered_at__isnull=False).first(), timeout=30)
+    answered = wait_for(lambda: WorkerPing.objects.filter(pk=ping.pk, finished_at__isnull=False).first(), timeout=30)
     assert answered, "the worker did not answer within 30 s"
     assert answered.worker.startswith("test-")
     assert answered.round_trip_ms >= 0

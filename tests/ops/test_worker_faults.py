@@ -53,12 +53,12 @@ def test_d11_d13_pickle_and_poison_messages_are_refused_and_the_rest_keeps_flowi
         for ping in normal:
             worker_ping.apply_async((ping.pk,), queue=queue)
         ids = [p.pk for p in normal]
-        flowed = wait_for(lambda: WorkerPing.objects.filter(pk__in=ids, answered_at__isnull=False).count() == 10,
+        flowed = wait_for(lambda: WorkerPing.objects.filter(pk__in=ids, finished_at__isnull=False).count() == 10,
                           timeout=60, interval=0.3)
         assert flowed, "the normal messages after the poison ones were not all processed"
         log = worker.log_path.read_text(errors="replace")
     smuggled.refresh_from_db()
-    assert smuggled.answered_at is None  # the pickle message did not run
+    assert smuggled.finished_at is None  # the pickle message did not run
     assert "ContentDisallowed" in log or "Refusing to deserialize" in log
     assert "no_such_task" in log  # reported, not silently dropped
 

@@ -8,8 +8,8 @@ claims the run under two guards:
   PostgreSQL releases it when the holder's connection ends, so a worker child
   that was SIGKILLed stops holding it at once, and a live attempt keeps a
   duplicate delivery out;
-* a conditional update (``status='queued'`` → ``'running'``): exactly one
-  claimer starts a fresh run.
+* a conditional update (``status='queued'`` → ``'running'``, apps.core.jobs.job_claim):
+  exactly one claimer starts a fresh run.
 
 A redelivered task that gets the lock of a run still marked 'running' knows
 the previous attempt's worker died: it marks that RunAttempt 'aborted' and
@@ -34,6 +34,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from apps.audit.services import audit_append
+from apps.core.jobs import job_claim, job_finish
 from apps.cases.models import Case, DefendantResult, JudgmentRun, RunAttempt, RunEvent
 from worker.agents.names import ABLATIONS
 from worker.agents.types import CaseInput
@@ -179,16 +180,19 @@ def judgment_cancel(*, run: JudgmentRun, user) -> JudgmentRun:
     with run_lock(run.pk) as no_worker, transaction.atomic():
         locked = JudgmentRun.objects.select_for_update().get(pk=run.pk)
         before = locked.status
-        if locked.status == JudgmentRun.Status.QUEUED or (locked.status == JudgmentRun.Status.RUNNING and no_worker):
-            if locked.status == JudgmentRun.Status.RUNNING:
+        request = {"cancel_requested": True, "cancel_requested_by": user}
+        if before == JudgmentRun.Status.QUEUED or (before == JudgmentRun.Status.RUNNING and no_worker):
+            if before == JudgmentRun.Status.RUNNING:
                 RunAttempt.objects.filter(run_id=run.pk, status=RunAttempt.Status.RUNNING).update(
                     status=RunAttempt.Status.ABORTED, finished_at=now, message=MSG_WORKER_LOST)
-            locked.status, locked.finished_at = JudgmentRun.Status.CANCELLED, now
-            locked.message = MSG_CANCELLED_QUEUED if before == JudgmentRun.Status.QUEUED else MSG_CANCELLED
-        elif locked.status != JudgmentRun.Status.RUNNING:
+            job_finish(model=JudgmentRun, pk=run.pk, status=JudgmentRun.Status.CANCELLED, from_status=before,
+                       finished_at=now, message=MSG_CANCELLED_QUEUED if before == JudgmentRun.Status.QUEUED
+                       else MSG_CANCELLED, **request)
+        elif before == JudgmentRun.Status.RUNNING:
+            JudgmentRun.objects.filter(pk=run.pk).update(**request)
+        else:
             raise ValidationError(_("This run has already finished."))
-        locked.cancel_requested, locked.cancel_requested_by = True, user
-        locked.save(update_fields=["status", "finished_at", "message", "cancel_requested", "cancel_requested_by"])
+        locked.refresh_from_db()
         audit_append(action="run.cancel", obj=locked, actor=user, before={"status": before},
                      after={"status": locked.status, "cancel_requested": True})
     return JudgmentRun.objects.get(pk=run.pk)
@@ -249,9 +253,8 @@ def _claim(run_id: int, worker: str) -> RunAttempt | None:
     """Start an attempt on a run whose lock the caller holds; None when there is nothing to do."""
     now = timezone.now()
     with transaction.atomic():
-        fresh = JudgmentRun.objects.filter(pk=run_id, status=JudgmentRun.Status.QUEUED).update(
-            status=JudgmentRun.Status.RUNNING, started_at=now, attempt_count=F("attempt_count") + 1)
-        if not fresh:
+        run = job_claim(model=JudgmentRun, pk=run_id, started_at=now, attempt_count=F("attempt_count") + 1)
+        if run is None:
             run = JudgmentRun.objects.select_for_update().filter(pk=run_id).first()
             if run is None or run.status != JudgmentRun.Status.RUNNING:
                 return None  # finished, cancelled or deleted: a duplicate delivery
@@ -260,12 +263,12 @@ def _claim(run_id: int, worker: str) -> RunAttempt | None:
                 status=RunAttempt.Status.ABORTED, finished_at=now, message=MSG_WORKER_LOST)
             if run.cancel_requested or run.attempt_count >= MAX_ATTEMPTS:
                 cancelled = run.cancel_requested
-                JudgmentRun.objects.filter(pk=run_id).update(
-                    status=JudgmentRun.Status.CANCELLED if cancelled else JudgmentRun.Status.FAILED, finished_at=now,
-                    message=MSG_CANCELLED if cancelled else MSG_TOO_MANY_ATTEMPTS)
+                job_finish(model=JudgmentRun, pk=run_id, finished_at=now,
+                           status=JudgmentRun.Status.CANCELLED if cancelled else JudgmentRun.Status.FAILED,
+                           message=MSG_CANCELLED if cancelled else MSG_TOO_MANY_ATTEMPTS)
                 return None
             JudgmentRun.objects.filter(pk=run_id).update(attempt_count=F("attempt_count") + 1)
-        run = JudgmentRun.objects.get(pk=run_id)
+            run.refresh_from_db()
         return RunAttempt.objects.create(run=run, number=run.attempt_count, worker=worker[:200], pid=os.getpid(),
                                          backend_pid=_backend_pid(), started_at=now, heartbeat_at=now)
 
@@ -301,13 +304,15 @@ def _finish(attempt: RunAttempt, *, status: str, message: str = "", versions: di
     now = timezone.now()
     with transaction.atomic():
         run = JudgmentRun.objects.select_for_update().get(pk=attempt.run_id)
-        if run.status != JudgmentRun.Status.RUNNING or run.attempt_count != attempt.number:
-            RunAttempt.objects.filter(pk=attempt.pk, status=RunAttempt.Status.RUNNING).update(
-                status=RunAttempt.Status.ABORTED, finished_at=now, message=MSG_SUPERSEDED)
-            return False
         if status == JudgmentRun.Status.DONE and run.cancel_requested:
             # The cancellation arrived after the last check: it wins, the results are dropped.
             status, message, bundles = JudgmentRun.Status.CANCELLED, MSG_CANCELLED, None
+        outcome = {"message": message, "finished_at": now, **({"versions": versions} if versions is not None else {})}
+        if not job_finish(model=JudgmentRun, pk=run.pk, status=status, where={"attempt_count": attempt.number},
+                          **outcome):
+            RunAttempt.objects.filter(pk=attempt.pk, status=RunAttempt.Status.RUNNING).update(
+                status=RunAttempt.Status.ABORTED, finished_at=now, message=MSG_SUPERSEDED)
+            return False
         for position, bundle in enumerate(bundles or ()):
             _store_result(run, position, bundle)
         if status == JudgmentRun.Status.DONE:
@@ -315,10 +320,6 @@ def _finish(attempt: RunAttempt, *, status: str, message: str = "", versions: di
             from apps.review.models import Review
 
             Review.objects.get_or_create(run=run)
-        run.status, run.message, run.finished_at = status, message, now
-        if versions is not None:
-            run.versions = versions
-        run.save(update_fields=["status", "message", "finished_at", "versions"])
         RunAttempt.objects.filter(pk=attempt.pk).update(status=status, finished_at=now, message=message)
     return True
 

@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from apps.audit.services import audit_append
 from apps.core.dbstats import tables_analyze
+from apps.core.jobs import job_claim, job_finish
 from apps.corpus.models import Article, ArticleVersion, Charge, ChecklistItem, ImportBatch, Interpretation, Precedent, PrecedentOutcome
 from lexlib.parsing.errors import WHOLE_DOCUMENT, ImportValidationError, LineError
 from lexlib.parsing.formats import DOCUMENT_SUFFIXES, FORMATS, REPORT_ALL, Converted
@@ -419,8 +420,10 @@ def corpus_import(*, data: bytes | None = None, filename: str, user=None, amendm
     options = options or ImportOptions(amendment=amendment, law_title=law_title)
     if batch is None:
         batch = import_batch_create(filename=filename, user=user, files=files, options=options)
-    batch.status = ImportBatch.Status.RUNNING
-    batch.save(update_fields=["status"])
+    if batch.status != ImportBatch.Status.RUNNING:  # an upload's publication is claimed by the worker already
+        if job_claim(model=ImportBatch, pk=batch.pk) is None:
+            raise ValueError(f"import batch {batch.pk} is not waiting to be imported")
+        batch.refresh_from_db()
     size = sum(len(d) for _, d in files)
     if size > MAX_UPLOAD_BYTES:
         return _finish(batch, ImportBatch.Status.FAILED, errors=[LineError(0, f"file too large: {size} bytes (limit {MAX_UPLOAD_BYTES})")])
@@ -497,18 +500,18 @@ def _finish(batch: ImportBatch, status: str, *, counts: dict | None = None, erro
     batch.counts = counts or {}
     batch.errors = [{"line": e.line, "reason": e.reason} for e in (errors or [])][:500]
     batch.finished_at = timezone.now()
-    fields = ["status", "kind", "format", "counts", "errors", "report", "finished_at"]
+    outcome = {f: getattr(batch, f) for f in ("kind", "format", "counts", "errors", "report", "finished_at")}
     try:
         with transaction.atomic():
-            batch.save(update_fields=fields)
-            if status != ImportBatch.Status.PUBLISHED:  # a publication is audited with its data, above
+            ended = job_finish(model=ImportBatch, pk=batch.pk, status=status, **outcome)
+            if ended and status != ImportBatch.Status.PUBLISHED:  # a publication is audited with its data, above
                 audit_append(action=f"corpus.import_{status}", obj=batch, actor=batch.created_by,
                              after={"kind": batch.kind, "filename": batch.filename, "sha256": batch.sha256,
                                     "errors": len(batch.errors)})
     except DatabaseError:
         # The trail cannot be written: still end the batch (never left 'running'), and say so loudly.
         log.exception("corpus import %s: its %s outcome could not be audited", batch.pk, status)
-        batch.save(update_fields=fields)
+        job_finish(model=ImportBatch, pk=batch.pk, status=status, **outcome)
         raise
     log.info("corpus import %s: %s %s", batch.filename, status, json.dumps(batch.counts, ensure_ascii=False))
     return batch

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.audit.services import audit_append
-from apps.core.jobs import job_claim
+from apps.core.jobs import job_claim, job_finish
 from apps.corpus.models import ImportBatch
 from lexlib.parsing.errors import ImportValidationError, LineError
 from apps.corpus.services.importing import ImportOptions, _finish, corpus_check, corpus_import, import_batch_create
@@ -89,8 +89,9 @@ def corpus_check_run_batch(*, batch_id: int) -> None:
         raise
     batch.report, batch.kind, batch.format = report, report["kind"], report["format"]
     if report["publishable"]:
-        batch.status = ImportBatch.Status.CHECKED
-        batch.save(update_fields=["report", "kind", "format", "status"])
+        # The check ends; the batch waits for the admin (not finished: no finished_at).
+        job_finish(model=ImportBatch, pk=batch.pk, status=ImportBatch.Status.CHECKED, report=report,
+                   kind=batch.kind, format=batch.format)
     else:
         _finish(batch, ImportBatch.Status.FAILED, errors=[LineError(r["line"], r["reason"]) for r in report["refused"]])
 
@@ -100,11 +101,11 @@ def import_batch_confirm(*, batch: ImportBatch, user) -> ImportBatch:
     from worker.tasks import corpus_import_run
 
     with transaction.atomic():
-        updated = ImportBatch.objects.filter(pk=batch.pk, status=ImportBatch.Status.CHECKED).update(
-            status=ImportBatch.Status.QUEUED, confirmed_by=user, confirmed_at=timezone.now())
-        if updated != 1:
+        # Of two admins confirming at once, one queues the publication.
+        batch = job_claim(model=ImportBatch, pk=batch.pk, from_status=ImportBatch.Status.CHECKED,
+                          to=ImportBatch.Status.QUEUED, confirmed_by=user, confirmed_at=timezone.now())
+        if batch is None:
             raise UploadStateError("only a checked import that is waiting for confirmation can be published")
-        batch.refresh_from_db()
         audit_append(action="corpus.import_confirm", obj=batch, actor=user,
                      after={"kind": batch.kind, "filename": batch.filename, "sha256": batch.sha256})
         corpus_import_run.delay_on_commit(batch.pk)
@@ -114,9 +115,8 @@ def import_batch_confirm(*, batch: ImportBatch, user) -> ImportBatch:
 def import_batch_discard(*, batch: ImportBatch, user) -> ImportBatch:
     """The admin drops a checked upload: nothing is written and the stored file is deleted."""
     with transaction.atomic():
-        updated = ImportBatch.objects.filter(pk=batch.pk, status=ImportBatch.Status.CHECKED).update(
-            status=ImportBatch.Status.DISCARDED, finished_at=timezone.now())
-        if updated != 1:
+        if not job_finish(model=ImportBatch, pk=batch.pk, status=ImportBatch.Status.DISCARDED,
+                          from_status=ImportBatch.Status.CHECKED):
             raise UploadStateError("only a checked import that is waiting for confirmation can be discarded")
         batch.refresh_from_db()
         audit_append(action="corpus.import_discard", obj=batch, actor=user,

@@ -26,9 +26,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import close_old_connections, connections, transaction
-from django.utils import timezone
 
-from apps.core.jobs import job_finish, job_lock
+from apps.core.jobs import job_claim, job_finish, job_lock
 from apps.evaluation import metrics
 from apps.evaluation.models import EvaluationCase, EvaluationRun
 from worker.agents.agentic import agentic_summary
@@ -37,6 +36,8 @@ from worker.agents.types import Bundle, CaseInput
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None] | None
+# A failed run was interrupted; it is resumed where it stopped.
+RESUMABLE = (EvaluationRun.Status.QUEUED, EvaluationRun.Status.FAILED)
 
 
 class DatasetError(ValueError):
@@ -199,19 +200,32 @@ def _predictions(todo: list[dict], run: EvaluationRun, workers: int) -> Iterator
                              chunksize=1)
 
 
+def evaluation_claim(*, run_id: int) -> EvaluationRun | None:
+    """Start a run, or resume an interrupted (failed) one where it stopped: queued or failed → running
+    in one conditional update (apps.core.jobs.job_claim), so of two claims exactly one wins. None when
+    the run is running already (another claim won), done, or gone."""
+    return job_claim(model=EvaluationRun, pk=run_id, from_status=RESUMABLE, message="")
+
+
 def evaluation_execute(run: EvaluationRun, *, workers: int = 1, progress: Progress = None,
                        max_seconds: float | None = None) -> EvaluationRun:
     """Predict every record not yet stored, then compute and store the metrics.
 
+    A queued or failed run is claimed first (``evaluation_claim``); a running one is continued: the
+    next time slice of its claimer, or a take-over after its process died (the worker holds the run's
+    job lock for that, ``evaluation_run_chunk``); a done one only has its metrics computed again.
     With ``max_seconds`` it stops after that much time with the run still running
     (the Celery task continues it in a new task, below the worker's time limit).
     """
     records = _records_of(run)
+    evaluation_claim(run_id=run.pk)
+    run.refresh_from_db()  # the caller's object follows the run, to its metrics
+    if run.status not in (EvaluationRun.Status.RUNNING, EvaluationRun.Status.DONE):
+        return run
     done = set(run.cases.values_list("case_id", flat=True))
     todo = [r for r in records if r["id"] not in done]
     position = {r["id"]: i for i, r in enumerate(records)}
     by_id = {r["id"]: r for r in records}
-    EvaluationRun.objects.filter(pk=run.pk).update(status=EvaluationRun.Status.RUNNING, message="")
     started = time.perf_counter()
     try:
         for case_id, result in _predictions(todo, run, workers):
@@ -239,11 +253,10 @@ def evaluation_execute(run: EvaluationRun, *, workers: int = 1, progress: Progre
         raise
     _add_time(run, time.perf_counter() - started)
     run.refresh_from_db()
-    run.metrics = metrics_compute(run)
-    run.versions = _versions(run)
-    run.status = EvaluationRun.Status.DONE
-    run.finished_at = timezone.now()
-    run.save(update_fields=["metrics", "versions", "status", "finished_at"])
+    job_finish(model=EvaluationRun, pk=run.pk, status=EvaluationRun.Status.DONE,
+               from_status=(EvaluationRun.Status.RUNNING, EvaluationRun.Status.DONE),
+               metrics=metrics_compute(run), versions=_versions(run))
+    run.refresh_from_db()
     return run
 
 
@@ -388,7 +401,8 @@ def evaluation_upload(*, data: bytes, filename: str, strategy: str, ablation: st
 
 
 def evaluation_run_chunk(run_id: int) -> bool:
-    """The worker's step: continue the run for a while; True when more remains."""
+    """The worker's step: continue the run for a while; True when more remains. The run's job lock keeps
+    a second delivery out while one predicts; the claim in ``evaluation_execute`` starts it once."""
     with job_lock("evaluation", run_id) as mine:
         if not mine:  # another delivery is predicting this run; it continues it
             return False
@@ -405,4 +419,4 @@ def evaluation_run_chunk(run_id: int) -> bool:
         if run.status == EvaluationRun.Status.DONE:
             metrics_write(run)
             return False
-        return True
+        return run.status == EvaluationRun.Status.RUNNING
