@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 
 from worker.agents import reasons, retrieval, sentencing
+from worker.agents.charge_names import charges_of_name, name_on, offence_date_of
 from worker.agents.graph_types import ArticleNode, CaseNode, CommunityNode, Term
 from worker.agents.names import ABLATIONS
 from worker.agents.ports import GraphStore, Retriever
@@ -411,12 +412,27 @@ def verify_judgment(judgment: Judgment, audit_result: Audit, case: CaseInput) ->
     if not_in_force:
         return replace(judgment, status=Status.NOT_IN_FORCE, message=f"{', '.join(not_in_force)} not in force on {case.offence_date}")
     allowed = {c for a in audit_result.verified for c in a.charges}
-    stray = [c for c in judgment.charges if c not in allowed]
+    stray = [c for c in judgment.charges if not charges_of_name(c) & allowed]  # a former name counts as its charge
     if stray or not judgment.charges:
         return replace(judgment, status=Status.UNRESOLVED_CITATION,
                        message=f"charges {stray} are not defined by any verified article" if stray else "no charge")
     judgment = replace(judgment, citations=sorted(set(cited)))
-    return _within_statutory_range(judgment, [by_key[k] for k in judgment.article_keys], audit_result.verified)
+    judgment = _within_statutory_range(judgment, [by_key[k] for k in judgment.article_keys], audit_result.verified)
+    return _named_on_offence_date(judgment, case)
+
+
+def _named_on_offence_date(judgment: Judgment, case: CaseInput) -> Judgment:
+    """Each charge by its name on the offence date (the case's, else the first the facts state): an indecent
+    assault of 2014 is 强制猥亵、侮辱妇女罪 (worker/agents/charge_names.py)."""
+    day = case.offence_date or offence_date_of(case.facts)
+    names = {c: name_on(c, day, case.facts) for c in judgment.charges}
+    if all(c == n for c, n in names.items()):
+        return judgment
+    reasoning = judgment.reasoning
+    for charge, name in names.items():
+        reasoning = reasoning.replace(charge, name)
+    return replace(judgment, charges=[names[c] for c in judgment.charges], reasoning=reasoning,
+                   scores={names.get(c, c): v for c, v in judgment.scores.items()})
 
 
 def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verified: list[ArticleAudit]) -> Judgment:
@@ -429,7 +445,9 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
         return judgment
     ranges: dict[str, list] = {}
     for charge in judgment.charges:
-        defining = [a for a in cited if charge in a.charges] or [a for a in verified if charge in a.charges]
+        stands_for = charges_of_name(charge)
+        defining = ([a for a in cited if stands_for & set(a.charges)]
+                    or [a for a in verified if stands_for & set(a.charges)])
         ranges[charge] = [sentencing.statutory_range(a.text) for a in defining]
     ceiling = sentencing.ceiling_for(ranges)
     if ceiling is None:
