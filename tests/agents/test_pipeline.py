@@ -72,6 +72,8 @@ def test_when_the_auditor_verifies_nothing_there_is_no_judgment(graph):
     bundle = run(graph, CaseInput(facts="被告人甲某与他人发生口角。", defendants=("甲某",)), strategy=strategy, paths=("chg",))
     assert bundle.judgment.status == Status.INSUFFICIENT_EVIDENCE
     assert bundle.audit.pruned and not bundle.judgment.charges
+    best = max(bundle.audit.articles, key=lambda a: a.score)
+    assert best.label in bundle.judgment.message, "the message names the most probable candidate and what it lacked"
 
 
 def test_every_defendant_gets_a_judgment(graph):

@@ -66,14 +66,21 @@ def test_when_nothing_reaches_the_threshold_the_best_candidate_with_a_shown_elem
                             items=items)
 
     unshown, weak, weaker = article(1, "263", ["抢劫罪"], False), article(2, "264", ["盗窃罪"], True), article(3, "266", ["诈骗罪"], True)
+    # By default (chosen on the development split) nothing below the threshold stands: the judgment is then an
+    # explicit insufficient_evidence (tests/agents/test_pipeline.py).
     s = StatisticalStrategy(auditor=_LowAuditor([0.45, 0.3, 0.2]))
+    s.decide_articles("f", [unshown, weak, weaker], Research(focus="f", features={}, query_text="f"), InMemoryGraphStore(),
+                      lambda a: None)
+    assert not any(a.passed for a in (unshown, weak, weaker))
+    # With the fallback on, the best candidate with a shown element stands and says so.
+    s = StatisticalStrategy(auditor=_LowAuditor([0.45, 0.3, 0.2]), best_supported_fallback=True)
     s.decide_articles("f", [unshown, weak, weaker], Research(focus="f", features={}, query_text="f"), InMemoryGraphStore(),
                       lambda a: None)
     assert not unshown.passed, "the most probable candidate has no element shown: it never passes"
     assert weak.passed and weak.why["code"] == "article.best_supported" and "below the threshold" in weak.reason
     assert not weaker.passed and weaker.why["code"] == "article.rejected"
     # Once one candidate reaches the threshold, nothing is passed below it.
-    s = StatisticalStrategy(auditor=_LowAuditor([0.45, 0.3, 0.55]))
+    s = StatisticalStrategy(auditor=_LowAuditor([0.45, 0.3, 0.55]), best_supported_fallback=True)
     for a in (unshown, weak, weaker):
         a.passed = False
     s.decide_articles("f", [unshown, weak, weaker], Research(focus="f", features={}, query_text="f"), InMemoryGraphStore(),

@@ -518,7 +518,7 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
         if not bundle.audit.verified:
             not_in_force = [a for a in bundle.audit.articles if not a.in_force]
             status = Status.NOT_IN_FORCE if not_in_force and len(not_in_force) == len(bundle.audit.articles) else Status.INSUFFICIENT_EVIDENCE
-            bundle.judgment = Judgment(status=status, message="the Auditor verified no candidate article")
+            bundle.judgment = Judgment(status=status, message=_nothing_verified(bundle.audit))
             return bundle
         evidence = number_evidence(bundle.audit, graph)
         judgment = clock.stage("adjudicator", strategy, strategy.adjudicate, focus, bundle.audit, bundle.research, evidence, graph)
@@ -529,6 +529,17 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
         # Prompts and raw replies, so the run can be replayed and audited.
         bundle.llm_records = list(strategy.records)
     return bundle
+
+
+def _nothing_verified(result: Audit) -> str:
+    """Why no judgment: the Auditor verified nothing; the most probable candidate and what it lacked."""
+    best = max((a for a in result.articles if a.in_force), key=lambda a: (a.score, -a.article_pk), default=None)
+    if best is None:
+        return "the Auditor verified no candidate article"
+    shown = sum(1 for i in best.items if i.satisfied)
+    lacked = (f"none of its {len(best.items)} checklist items is shown by the facts" if not shown
+              else f"{shown} of its {len(best.items)} checklist items shown, but P = {best.score:.2f} is below the Auditor's threshold")
+    return f"the Auditor verified no candidate article; the most probable, {best.label}, was not verified: {lacked}"
 
 
 def _research_choices(strategy: Strategy, researcher) -> dict:

@@ -50,7 +50,10 @@ from worker.agents.verifier import FactsView
 PREJUDGE_K = 10  # charges the Researcher anchors on (chosen on the development split, docs/RESULTS.md)
 FALLBACK_THRESHOLD = 0.35  # without a trained Auditor: the strongest single evidence an article needs
 FALLBACK_MULTI = 0.5  # a further charge: the charge classifier's own probability, with or without an Auditor
-BEST_SUPPORTED_FALLBACK = True  # when nothing passes, the best candidate with a shown element (dev split: +3 points)
+# When nothing passes, the best candidate with a shown element would stand. With the logistic Auditor this added
+# 3 points on the development split; with the boosted one (threshold 0.1) it answers only candidates below
+# P = 0.1, and 1 of its 27 answers there was right (docs/RESULTS.md): an explicit insufficient_evidence instead.
+BEST_SUPPORTED_FALLBACK = False
 COMPANION_SHARE = 0.5  # a verified article defining no charge goes with a charge cited by this share of its precedents
 
 
@@ -60,7 +63,8 @@ class StatisticalStrategy(Strategy):
 
     def __init__(self, *, tokenize: Callable[[str], list[str]] | None = None, charge_model=None, article_model=None,
                  term_model=None, aliases: dict[str, str] | None = None, statute_charges: set[str] | None = None,
-                 verifier=None, intent_model=None, auditor=None, elements: ElementChecker | None = None):
+                 verifier=None, intent_model=None, auditor=None, elements: ElementChecker | None = None,
+                 best_supported_fallback: bool = BEST_SUPPORTED_FALLBACK):
         self.tokenize = tokenize or (lambda text: list(text))
         # Dataset charge names (what the classifier predicts) → statute charge names (what articles define).
         self.aliases = aliases or {}
@@ -73,6 +77,7 @@ class StatisticalStrategy(Strategy):
         self.intent_model = intent_model
         self.auditor = auditor
         self.elements = elements or ElementChecker(tokenize=self.tokenize, item_df={}, n_items=1)
+        self.best_supported_fallback = best_supported_fallback
         # The Researcher's article path reranks with this (None: the cue rules).
         self.intent_classifier = IntentClassifier(intent_model, self.tokenize) if intent_model is not None else None
         self._view: tuple[str, dict] | None = None
@@ -206,7 +211,7 @@ class StatisticalStrategy(Strategy):
         # No article reaches the threshold: the best-supported one that defines a charge stands, said as such
         # (chosen on the development split: docs/RESULTS.md); an article with no element shown never does.
         best = None
-        if BEST_SUPPORTED_FALLBACK and not any(a.passed for a, _ in decided):
+        if self.best_supported_fallback and not any(a.passed for a, _ in decided):
             best = max((a for a, supported in decided if supported and a.charges and a.in_force),
                        key=lambda a: (a.score, -a.article_pk), default=None)
             if best is not None:
