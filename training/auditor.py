@@ -36,7 +36,8 @@ import numpy as np
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 
-from worker.agents.auditor_model import LEAF, ArticleAuditor
+from training.trees import ensemble_of
+from worker.agents.auditor_model import ArticleAuditor
 from worker.agents.signals import FEATURES, GROUPS
 
 THRESHOLDS = tuple(round(x, 2) for x in np.arange(0.05, 0.96, 0.05))
@@ -103,40 +104,6 @@ def _boosting(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> GradientBoostingCl
     return GradientBoostingClassifier(**BOOSTING).fit(X, y, sample_weight=w)
 
 
-def trees_of(gb: GradientBoostingClassifier, X_check: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
-    """(intercept, arrays) of worker.agents.auditor_model's boosted kind, from a fitted classifier: leaf values
-    times the learning rate, inner nodes the weighted mean of their children (so a path's changes add up to the
-    leaf), every root at 0 (its value is in the intercept), one array of nodes for all trees with absolute child
-    indices."""
-    features, thresholds, lefts, rights, values, roots = [], [], [], [], [], []
-    bases = 0.0
-    for (estimator,) in gb.estimators_:
-        t = estimator.tree_
-        base = len(features)
-        roots.append(base)
-        value = t.value[:, 0, 0] * gb.learning_rate
-        weight = t.weighted_n_node_samples
-        for node in range(t.node_count - 1, -1, -1):  # children have larger indices than their parent
-            left, right = t.children_left[node], t.children_right[node]
-            if left != -1:
-                value[node] = (weight[left] * value[left] + weight[right] * value[right]) / (weight[left] + weight[right])
-        bases += value[0]
-        value -= value[0]  # each tree's base goes to the intercept: what a path adds is the evidence's
-        leaf = t.children_left == -1
-        features.extend(np.where(leaf, LEAF, t.feature).tolist())
-        thresholds.extend(np.where(leaf, 0.0, t.threshold).tolist())
-        lefts.extend(np.where(leaf, -1, t.children_left + base).tolist())
-        rights.extend(np.where(leaf, -1, t.children_right + base).tolist())
-        values.extend(value.tolist())
-    arrays = {"tree_feature": np.array(features, dtype=np.int64), "tree_threshold": np.array(thresholds),
-              "tree_left": np.array(lefts, dtype=np.int64), "tree_right": np.array(rights, dtype=np.int64),
-              "tree_value": np.array(values), "tree_roots": np.array(roots, dtype=np.int64)}
-    # The ensemble's starting log-odds: what the classifier's score holds beyond its trees.
-    leaves = sum(gb.learning_rate * e.predict(X_check[:1].astype(np.float32)) for (e,) in gb.estimators_)
-    intercept = float(gb.decision_function(X_check[:1])[0] - leaves[0] + bases)
-    return intercept, arrays
-
-
 def fit_auditor(rows: Sequence[dict[str, Any]], *, C: float = 1.0, features: Sequence[str] = FEATURES,
                 kind: str = "boosted", metadata: dict[str, Any] | None = None) -> tuple[ArticleAuditor, dict[str, Any]]:
     if len({r["label"] for r in rows}) < 2:
@@ -167,18 +134,14 @@ def fit_auditor(rows: Sequence[dict[str, Any]], *, C: float = 1.0, features: Seq
                 oof[~inside] = _boosting(X[inside], y[inside], w[inside]).predict_proba(X[~inside])[:, 1]
         best_acc, threshold, multi = _thresholds(rows, oof)
         gb = _boosting(X, y, w)
-        intercept, arrays = trees_of(gb, X)
+        trees = ensemble_of(gb, X, gb.decision_function)
+        intercept, arrays = trees.intercept, trees.arrays()
         report.update(boosting=dict(BOOSTING), importances={f: round(float(v), 4) for f, v in zip(features, gb.feature_importances_)})
     report.update(threshold=threshold, multi_threshold=multi, weighted_exact_articles_at_thresholds=round(best_acc, 4),
                   fit_s=round(time.perf_counter() - started, 2))
     model = ArticleAuditor(features=list(features), intercept=intercept, threshold=threshold, multi_threshold=multi,
                            kind=kind, metadata={**(metadata or {}), "training": report,
                                                 "groups": {k: list(v) for k, v in GROUPS.items()}}, **arrays)
-    if kind == "boosted":  # numpy inference must give what scikit-learn gives
-        sample = X[:: max(1, len(X) // 500)]
-        diff = float(np.abs(model.log_odds([dict(zip(features, x)) for x in sample]) - gb.decision_function(sample)).max())
-        if diff > 1e-6:
-            raise AssertionError(f"numpy inference of the trees differs from scikit-learn by {diff:.3g}")
     return model, report
 
 

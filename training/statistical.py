@@ -49,9 +49,10 @@ from training.text_models import (
 from training.devsplit import dev_split_ids
 from training.intent import intent_examples
 from training.longtail import DEFAULTS as LONGTAIL, article_documents, charge_documents, fit_longtail, legal_texts
+from training.term import ADJUSTMENT, FOLDS as TERM_FOLDS, contexts as term_contexts, fit_adjustment, legal_context
 from training.verifier import Structure, VerifierEvaluator, build_pairs, fit_verifier
 from worker.agents.features import extract_features
-from worker.agents.sentencing import term_inputs
+from worker.agents.sentencing import SENTENCING_FEATURES, term_inputs
 from worker.agents.textmodel import LinearTextModel, TermModel, jsonable
 from worker.agents.verifier import ChecklistVerifier
 
@@ -317,11 +318,20 @@ def train_all(
                     _subset(inputs, tr), [gold[i][key] for i in tr], label=key,
                     metadata=dict(meta, name=f"term/{key}"), task=f"term:{key}", **lr_args,
                 )  # fmt: skip
+            # The adjustment of the months (training/term.py) on out-of-fold estimates and the sentencing facts.
+            context_of = legal_context(statutes, interpretations, aliases)
+            context = dict(zip(fixed + te, term_contexts([cases[i].get("fact") or "" for i in fixed + te],
+                                                      [sorted(charge_labels(cases[i])) for i in fixed + te], context_of)))
+            adjust = fit_adjustment(_subset(inputs, fixed), [gold[i]["months"] for i in fixed], [context[i] for i in fixed],
+                                    [case_fold(cases[i]["id"], TERM_FOLDS, seed) for i in fixed], alpha=p["alpha"],
+                                    seed=seed, feature_args=feature_args)
             term_meta = dict(meta)
             term_meta["decision_rule"] = "death if p_death>=0.5 and >=p_life; else life if p_life>=0.5; else months"
-            model = TermModel(months=months, life=parts["life"], death=parts["death"], metadata=term_meta)
+            term_meta["adjustment"] = {"trees": dict(ADJUSTMENT), "features": ["months_log", *SENTENCING_FEATURES]}
+            model = TermModel(months=months, life=parts["life"], death=parts["death"], metadata=term_meta,
+                              adjust=adjust, adjust_features=SENTENCING_FEATURES)
             fit_s = time.perf_counter() - started
-            evaluator = TermEvaluator(_subset(inputs, te), _subset(gold, te), name=name)
+            evaluator = TermEvaluator(_subset(inputs, te), _subset(gold, te), name=name, contexts=[context[i] for i in te])
             metrics = evaluate(evaluator, model)
             baseline_metrics = evaluate(evaluator, baselines[name]) if name in baselines else None
             model.metadata["metrics"] = jsonable(metrics)

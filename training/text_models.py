@@ -513,13 +513,16 @@ class TermEvaluator:
 
     primary_metric = "mae_months"
 
-    def __init__(self, token_lists: Sequence[Tokens], terms_gold: Sequence[Mapping[str, Any]], *, name: str = ""):
+    def __init__(self, token_lists: Sequence[Tokens], terms_gold: Sequence[Mapping[str, Any]], *, name: str = "",
+                 contexts: Sequence[Mapping[str, float]] | None = None):
         self.token_lists = list(token_lists)
         self.gold = [(int(t["months"]), bool(t["life"]), bool(t["death"])) for t in terms_gold]
         self.name = name
+        # the sentencing facts of each case, for a model with an adjustment (training/term.py)
+        self.contexts = list(contexts) if contexts is not None else [None] * len(self.token_lists)
 
     def __call__(self, model: TermModel) -> dict[str, Any]:
-        preds = [model.predict(tokens) for tokens in self.token_lists]
+        preds = [model.predict(tokens, context) for tokens, context in zip(self.token_lists, self.contexts)]
         n = len(preds)
         err = np.array([abs(p["months"] - g[0]) for p, g in zip(preds, self.gold)], dtype=np.float64)
         exact = sum((p["months"], p["life"], p["death"]) == g for p, g in zip(preds, self.gold))

@@ -37,13 +37,12 @@ import numpy as np
 from worker.agents import artefacts
 from worker.agents.signals import FEATURES, GROUPS
 from worker.agents.textmodel import jsonable, sigmoid
+from worker.agents.trees import ARRAYS as TREE_ARRAYS, TreeEnsemble, matrix
 
 FORMAT = "lextrace.article_auditor"
 FORMAT_VERSION = 2  # 2: the kind, and boosted trees; 1 (logistic only) is still read
 MANIFEST = "auditor.json"
-ARRAYS = {"logistic": ("mean", "scale", "coef"),
-          "boosted": ("tree_feature", "tree_threshold", "tree_left", "tree_right", "tree_value", "tree_roots")}
-LEAF = -1
+ARRAYS = {"logistic": ("mean", "scale", "coef"), "boosted": TREE_ARRAYS}
 
 
 class ArticleAuditor:
@@ -66,23 +65,7 @@ class ArticleAuditor:
             if not all(np.all(np.isfinite(a)) for a in (self.mean, self.scale, self.coef)) or np.any(self.scale <= 0):
                 raise ValueError("non-finite weights or a non-positive scale")
         else:
-            self.tree_feature, self.tree_left, self.tree_right, self.tree_roots = (
-                np.asarray(arrays[n], dtype=np.int64).reshape(-1) for n in ("tree_feature", "tree_left", "tree_right", "tree_roots"))
-            self.tree_threshold, self.tree_value = (np.asarray(arrays[n], dtype=np.float64).reshape(-1)
-                                                    for n in ("tree_threshold", "tree_value"))
-            n = len(self.tree_feature)
-            inner = self.tree_feature != LEAF
-            if not (self.tree_threshold.shape == self.tree_left.shape == self.tree_right.shape == self.tree_value.shape == (n,)):
-                raise ValueError("tree arrays differ in length")
-            if (np.any(self.tree_feature[inner] >= d) or np.any(self.tree_feature < LEAF)
-                    or np.any((self.tree_left[inner] <= np.flatnonzero(inner)) | (self.tree_left[inner] >= n))
-                    or np.any((self.tree_right[inner] <= np.flatnonzero(inner)) | (self.tree_right[inner] >= n))
-                    or np.any((self.tree_roots < 0) | (self.tree_roots >= n))):
-                raise ValueError("malformed trees (a child must come after its parent)")
-            if not (np.all(np.isfinite(self.tree_threshold[inner])) and np.all(np.isfinite(self.tree_value))):
-                raise ValueError("non-finite tree values")
-            # children come after parents, so a path is at most as long as the largest tree
-            self._depth = int(max(np.diff(np.append(self.tree_roots, n)), default=1))
+            self.trees = TreeEnsemble(n_features=d, intercept=intercept, **arrays)
         self.intercept = float(intercept)
         self.threshold = float(threshold)
         self.multi_threshold = float(multi_threshold)
@@ -101,7 +84,9 @@ class ArticleAuditor:
         return record
 
     def _arrays(self) -> dict[str, np.ndarray]:
-        return {name: getattr(self, name) for name in ARRAYS[self.kind]}
+        if self.kind == "boosted":
+            return self.trees.arrays()
+        return {"mean": self.mean, "scale": self.scale, "coef": self.coef}
 
     @property
     def weights_sha256(self) -> str:
@@ -115,30 +100,11 @@ class ArticleAuditor:
         return f"ArticleAuditor({self.kind}, signals={len(self.features)}, id={self.model_id[:12]})"
 
     # -- inference --------------------------------------------------------------------
-    def _matrix(self, rows: Sequence[Mapping[str, float]]) -> np.ndarray:
-        return np.array([[float(r.get(f, 0.0)) for f in self.features] for r in rows],
-                        dtype=np.float64).reshape(-1, len(self.features))
-
-    def _leaves(self, X: np.ndarray) -> np.ndarray:
-        """(rows, trees): the leaf each row reaches in each tree (the trees split single-precision values)."""
-        X = X.astype(np.float32).astype(np.float64)
-        at = np.broadcast_to(self.tree_roots, (X.shape[0], len(self.tree_roots))).copy()
-        rows = np.arange(X.shape[0])[:, None]
-        for _ in range(self._depth):
-            feature = self.tree_feature[at]
-            inner = feature != LEAF
-            if not inner.any():
-                break
-            value = X[rows, np.where(inner, feature, 0)]
-            step = np.where(value <= self.tree_threshold[at], self.tree_left[at], self.tree_right[at])
-            at = np.where(inner, step, at)
-        return at
-
     def log_odds(self, rows: Sequence[Mapping[str, float]]) -> np.ndarray:
-        X = self._matrix(rows)
+        X = matrix(rows, self.features)
         if self.kind == "logistic":
             return ((X - self.mean) / self.scale) @ self.coef + self.intercept
-        return self.intercept + self.tree_value[self._leaves(X)].sum(axis=1)
+        return self.trees.raw(X)
 
     def probabilities(self, rows: Sequence[Mapping[str, float]]) -> np.ndarray:
         """P(article applies) for each row of signals."""
@@ -149,20 +115,11 @@ class ArticleAuditor:
     def contributions(self, row: Mapping[str, float]) -> dict[str, float]:
         """Each kind of evidence's share of the log-odds (the intercept and the trees' base apart), by
         signals.GROUPS."""
-        x = self._matrix([row])[0]
-        if self.kind == "boosted":
-            x = x.astype(np.float32).astype(np.float64)
-        parts = np.zeros(len(self.features))
+        x = matrix([row], self.features)[0]
         if self.kind == "logistic":
             parts = (x - self.mean) / self.scale * self.coef
         else:
-            for root in self.tree_roots:
-                node = int(root)
-                while self.tree_feature[node] != LEAF:
-                    f = int(self.tree_feature[node])
-                    child = int(self.tree_left[node] if x[f] <= self.tree_threshold[node] else self.tree_right[node])
-                    parts[f] += self.tree_value[child] - self.tree_value[node]
-                    node = child
+            parts = self.trees.contributions(x)
         by_feature = dict(zip(self.features, parts))
         return {group: round(float(sum(by_feature.get(f, 0.0) for f in names)), 4)
                 for group, names in GROUPS.items() if any(f in by_feature for f in names)}

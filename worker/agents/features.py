@@ -175,8 +175,13 @@ def _amount_bucket(text: str) -> str | None:
     return "金额:三十万元以上"
 
 
+def drug_grams(text: str) -> list[float]:
+    """The drug weights the text states, in grams."""
+    return [float(m.group(1)) * (1000 if m.group(2) in ("千克", "公斤") else 1) for m in _DRUG_RE.finditer(text)]
+
+
 def _drug_bucket(text: str) -> str | None:
-    grams = [float(m.group(1)) * (1000 if m.group(2) in ("千克", "公斤") else 1) for m in _DRUG_RE.finditer(text)]
+    grams = drug_grams(text)
     if not grams:
         return None
     top = max(grams)

@@ -20,9 +20,12 @@ checked for that charge, rather than checked against a guess.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
+from worker.agents.amounts import TIERS, Standard, largest_amount
+from worker.agents.features import drug_grams, extract_features
 from worker.agents.graph_types import Term
 from worker.agents.numerals import NUMERAL_CHARS, chinese_to_int
 
@@ -157,3 +160,38 @@ def term_inputs(tokens: list[str], charges: list[str], features: list[str]) -> l
     charges, a judgment the charges it decided: a what-if that strikes a charge changes the term.
     """
     return [*tokens, *(CHARGE_TOKEN + c for c in sorted(set(charges))), *(FEATURE_TOKEN + f for f in sorted(set(features)))]
+
+
+# --- what the term model's adjustment reads ----------------------------------------------------------
+
+# The circumstances of the lexicon (worker/agents/features.py) that move a sentence.
+CIRCUMSTANCES = ("累犯", "前科", "毒品再犯", "自首", "坦白", "如实供述", "认罪认罚", "立功", "从犯", "主犯", "共同犯罪",
+                 "未遂", "赔偿", "取得谅解", "退赃", "多次", "致人死亡", "致人重伤", "致人轻伤", "未成年人")
+SENTENCING_FEATURES = ("amount_log", "drug_log", "amount_tier", "range_min", "range_max", "range_life", "charges",
+                       "facts_length", *(f"has:{c}" for c in CIRCUMSTANCES))
+
+
+def sentencing_features(facts: str, *, charges: int, ranges: list[StatutoryRange | None],
+                        standards: dict[str, Standard]) -> dict[str, float]:
+    """The dense facts a sentence depends on, beside the words: the largest sum and drug weight the facts state
+    (log), the amount's tier against the charges' standards (worker/agents/amounts.py; -1 unknown, 0 below 数额较大,
+    1–3 数额较大 … 数额特别巨大), the statutory range of the charges' articles (months; -1 unknown), how many charges,
+    the length of the facts, and each sentencing circumstance the lexicon finds.
+
+    Training computes them from a case's gold charges, a judgment from the charges it decided and their verified
+    articles: one function, so both read the same."""
+    found = {label for _, label in extract_features(facts).labels()}
+    amount = largest_amount(facts)
+    grams = drug_grams(facts)
+    if amount is None or not standards:
+        tier = -1.0
+    else:
+        tier = float(max((TIERS.index(t) + 1 for t, s in standards.items() if amount.yuan >= s.yuan), default=0))
+    known = [r for r in ranges if r is not None]
+    row = {"amount_log": math.log1p(amount.yuan) if amount else -1.0, "drug_log": math.log1p(max(grams)) if grams else -1.0,
+           "amount_tier": tier, "range_min": float(min((r.min_months for r in known), default=-1)),
+           "range_max": float(max((r.max_months for r in known), default=-1)),
+           "range_life": float(any(r.life or r.death for r in known)), "charges": float(charges),
+           "facts_length": float(len(facts))}
+    row.update({f"has:{c}": float(c in found) for c in CIRCUMSTANCES})
+    return row

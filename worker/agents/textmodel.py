@@ -414,9 +414,16 @@ class LinearTextModel:
         return model
 
 
+ADJUST_MANIFEST = "trees.json"
+ADJUST_FORMAT = "lextrace.term_adjustment"
+
+
 class TermModel:
     """Sentence from three linear models: months (regression, usually on log1p),
-    and life and death (single-label multilabel models, calibrated).
+    and life and death (single-label multilabel models, calibrated); optionally an adjustment of the months:
+    gradient-boosted trees (worker/agents/trees.py) on log1p of the linear estimate and the dense sentencing
+    facts (worker/agents/sentencing.py SENTENCING_FEATURES: amounts against the standards, the statutory
+    range, the circumstances), fitted to the absolute error on out-of-fold estimates.
 
     Decision rule (CAIL convention: months = 0 for life imprisonment and death):
     death if p_death >= threshold and p_death >= p_life; else life if
@@ -431,6 +438,8 @@ class TermModel:
         death: LinearTextModel,
         threshold: float = 0.5,
         metadata: Mapping[str, Any] | None = None,
+        adjust=None,
+        adjust_features: Sequence[str] = (),
     ) -> None:
         months._require("regression")
         for part in (life, death):
@@ -440,6 +449,14 @@ class TermModel:
         self.months, self.life, self.death = months, life, death
         self.threshold = float(threshold)
         self.metadata: dict[str, Any] = jsonable(dict(metadata or {}))
+        self.adjust = adjust  # worker.agents.trees.TreeEnsemble over ("months_log", *adjust_features)
+        self.adjust_features = tuple(str(f) for f in adjust_features)
+        if adjust is not None and adjust.n_features != 1 + len(self.adjust_features):
+            raise ValueError("the adjustment's inputs do not match its features")
+
+    def _adjust_record(self) -> dict[str, Any]:
+        return {"format": ADJUST_FORMAT, "format_version": 1, "features": ["months_log", *self.adjust_features],
+                "intercept": self.adjust.intercept}
 
     @property
     def model_id(self) -> str:
@@ -450,13 +467,22 @@ class TermModel:
             "threshold": self.threshold,
             "metadata": self.metadata,
         }
+        if self.adjust is not None:  # a model without one keeps the id it had before adjustments existed
+            from worker.agents import artefacts
+
+            record["adjust"] = artefacts.weights_sha256(self._adjust_record(), self.adjust.arrays())
         return hashlib.sha256(canonical_json(record)).hexdigest()
 
-    def predict(self, tokens: Sequence[str]) -> dict[str, Any]:
-        """{"months": int, "life": bool, "death": bool, "p_life", "p_death", "months_estimate"}."""
+    def predict(self, tokens: Sequence[str], context: Mapping[str, float] | None = None) -> dict[str, Any]:
+        """{"months": int, "life": bool, "death": bool, "p_life", "p_death", "months_estimate", "months_linear"}.
+        ``context``: the sentencing facts (worker.agents.sentencing.sentencing_features) for the adjustment; without
+        it, or without an adjustment, the linear estimate stands."""
         p_life = float(self.life.predict_proba(tokens)[0])
         p_death = float(self.death.predict_proba(tokens)[0])
-        estimate = self.months.predict_value(tokens)
+        linear = estimate = self.months.predict_value(tokens)
+        if self.adjust is not None and context is not None:
+            x = [math.log1p(max(linear, 0.0)), *(float(context.get(f, 0.0)) for f in self.adjust_features)]
+            estimate = max(0.0, math.expm1(float(self.adjust.raw(np.array([x]))[0])))
         death = p_death >= self.threshold and p_death >= p_life
         life = not death and p_life >= self.threshold
         months = 0 if (life or death) else int(round(estimate))
@@ -467,6 +493,7 @@ class TermModel:
             "p_life": p_life,
             "p_death": p_death,
             "months_estimate": estimate,
+            "months_linear": linear,
         }
 
     def save(self, directory: str | os.PathLike[str]) -> Path:
@@ -482,6 +509,12 @@ class TermModel:
             "metadata": self.metadata,
             "model_id": self.model_id,
         }
+        if self.adjust is not None:
+            from worker.agents import artefacts
+
+            artefacts.save(path / "adjust", manifest_name=ADJUST_MANIFEST, record=self._adjust_record(),
+                           arrays=self.adjust.arrays(), metadata={})
+            manifest["adjust"] = "adjust"
         _write_atomic(path / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1).encode())
         return path
 
@@ -498,6 +531,18 @@ class TermModel:
             raise ModelIntegrityError(f"{path}: format version {manifest.get('format_version')!r} unsupported")
         parts = manifest.get("parts") or {}
         loaded = {name: LinearTextModel.load(path / name, expected_id=parts.get(name)) for name in TERM_PARTS}
+        if manifest.get("adjust"):
+            from worker.agents import artefacts
+            from worker.agents.trees import ARRAYS, TreeEnsemble
+
+            record, arrays = artefacts.load(path / "adjust", manifest_name=ADJUST_MANIFEST, format=ADJUST_FORMAT,
+                                            format_version=1, array_names=ARRAYS)
+            try:
+                features = list(record["features"])
+                loaded["adjust"] = TreeEnsemble(n_features=len(features), intercept=record["intercept"], **arrays)
+                loaded["adjust_features"] = features[1:]
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ModelIntegrityError(f"{path}: malformed adjustment: {exc}") from exc
         try:
             model = cls(**loaded, threshold=manifest["threshold"], metadata=manifest.get("metadata") or {})
         except (KeyError, TypeError, ValueError) as exc:

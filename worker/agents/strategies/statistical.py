@@ -40,7 +40,7 @@ from worker.agents.features import extract_features, focus_facts
 from worker.agents.graph_types import ChecklistEntry, Term
 from worker.agents.ports import GraphStore
 from worker.agents.retrieval import IntentClassifier
-from worker.agents.sentencing import statutory_range, term_inputs
+from worker.agents.sentencing import sentencing_features, statutory_range, term_inputs
 from worker.agents.signals import Ranking, article_signals, cosine, path_votes
 from worker.agents.strategies.base import Strategy
 from worker.agents.textmodel import sigmoid
@@ -309,7 +309,8 @@ class StatisticalStrategy(Strategy):
                                      for label in matching):
                 cited.append(a)
         labels = [self._label_of(c, view["charges"]) for c in charges]
-        term = self._term(focus, labels) or _precedent_term(graph.cases(audit.verified_cases), charges)
+        term = (self._term(focus, labels, [a for a in cited if a.charges])
+                or _precedent_term(graph.cases(audit.verified_cases), charges))
         reasoning = _reasoning(cited, charges, term, evidence)
         return Judgment(status=Status.JUDGED, charges=charges, article_keys=[a.key for a in cited],
                         article_pks=[a.article_pk for a in cited], term=term, reasoning=reasoning, evidence=evidence,
@@ -327,15 +328,27 @@ class StatisticalStrategy(Strategy):
         labels = self._labels_for(charge)
         return max(labels, key=lambda label: (ranking.z.get(label, -math.inf), label)) if labels else charge
 
-    def _term(self, focus: str, labels: list[str]) -> Term | None:
+    def _term(self, focus: str, labels: list[str], articles: list[ArticleAudit] | None = None) -> Term | None:
         """The term model's estimate for these charges (labels of the charge classifier) and the facts'
-        circumstances (sentencing.term_inputs); a model trained on the facts alone reads the facts only."""
+        circumstances (sentencing.term_inputs); a model trained on the facts alone reads the facts only. With
+        the verified ``articles`` of the charges, its adjustment also reads the sentencing facts against their
+        statutory ranges and amount standards (sentencing.sentencing_features); without (the classifier_only
+        baseline), the linear estimate stands."""
         if self.term_model is None:
             return None
         tokens = self._focus_view(focus)["tokens"]
         if "term_inputs" in str((self.term_model.metadata or {}).get("inputs", "")):
             tokens = term_inputs(tokens, labels, [label for _, label in extract_features(focus).labels()])
-        t = self.term_model.predict(tokens)
+        context = None
+        if articles:
+            found: dict = {}
+            for a in articles:
+                for tier, standard in self.elements.standards.get(a.article_pk, {}).items():
+                    if tier not in found or standard.yuan < found[tier].yuan:
+                        found[tier] = standard
+            context = sentencing_features(focus, charges=len(labels), ranges=[statutory_range(a.text) for a in articles],
+                                          standards=found)
+        t = self.term_model.predict(tokens, context) if context is not None else self.term_model.predict(tokens)
         if isinstance(t, dict):  # worker.agents.textmodel.TermModel
             t = Term(months=int(t["months"]), life=bool(t["life"]), death=bool(t["death"]))
         return t

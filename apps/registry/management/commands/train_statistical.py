@@ -17,7 +17,7 @@ class Command(BaseCommand):
                             help="hold out a 10 %% hash split instead of the development split (a small corpus such as the demo's)")
         parser.add_argument("--no-auditor", action="store_true", help="skip the learned Auditor (its training runs the pipeline)")
         parser.add_argument("--auditor-per-charge", type=int, default=None, metavar="N",
-                            help="training cases per charge for the Auditor's rows (default 20; fewer is faster)")
+                            help="training cases per charge for the Auditor's rows (default 40; fewer is faster)")
         parser.add_argument("--workers", type=int, default=1, help="processes for the Auditor's training rows (default 1)")
 
     def handle(self, *args, cases, statutes, checklists, out, if_missing, no_dev_split=False, no_auditor=False, workers=1,

@@ -1,0 +1,77 @@
+"""The term model's adjustment (training/term.py): trees on the linear estimate and the sentencing facts,
+stored with the term model, checked on load, and read only when a judgment gives the facts."""
+
+import json
+
+import numpy as np
+import pytest
+
+from training.term import FOLDS, contexts, fit_adjustment, legal_context
+from training.text_models import fit_binary, fit_regression
+from worker.agents.sentencing import SENTENCING_FEATURES, sentencing_features, statutory_range
+from worker.agents.textmodel import MANIFEST, ModelIntegrityError, TermModel
+
+STATUTES = [{"number": 264, "sub": 0, "key": "264", "charges": ["盗窃罪"],
+             "text": "盗窃公私财物，数额较大的，处三年以下有期徒刑、拘役或者管制；数额巨大的，处三年以上十年以下有期徒刑。"}]
+INTERPRETATIONS = [{"articles": [264], "text": "第一条　盗窃公私财物价值一千元以上、三万元以上的，应当分别认定为刑法第二百六十四条"
+                                              "规定的“数额较大”、“数额巨大”。"}]
+
+
+def test_the_sentencing_facts_read_the_amount_against_the_charges_standards():
+    ranges, standards = legal_context(STATUTES, INTERPRETATIONS, {})(["盗窃罪"])
+    row = sentencing_features("被告人窃得现金5万元，案发后自首。", charges=1, ranges=ranges, standards=standards)
+    assert set(row) == set(SENTENCING_FEATURES)
+    assert row["amount_tier"] == 2 and row["range_max"] == 120 and row["has:自首"] == 1.0
+    assert sentencing_features("被告人窃得现金500元。", charges=1, ranges=ranges, standards=standards)["amount_tier"] == 0
+    assert sentencing_features("被告人窃得手机一部。", charges=1, ranges=[], standards={})["amount_tier"] == -1
+
+
+@pytest.fixture(scope="module")
+def cases():
+    """Thefts whose term follows the amount's tier, which the words alone do not say."""
+    rng = np.random.default_rng(3)
+    out = []
+    for n in range(400):
+        yuan = float(rng.choice([800, 2000, 8000, 40000, 90000]))
+        months = 6 if yuan < 1000 else 10 if yuan < 30000 else 48
+        facts = f"被告人某{n}在商场窃得财物，价值人民币{int(yuan)}元。"
+        out.append((facts, months * float(rng.uniform(0.9, 1.1))))
+    return out
+
+
+def test_the_adjustment_learns_what_the_words_miss_and_travels_with_the_model(cases, tmp_path):
+    tokens = [list(facts) + ["@罪名:盗窃罪"] for facts, _ in cases]
+    months = [m for _, m in cases]
+    context = contexts([f for f, _ in cases], [["盗窃罪"]] * len(cases), legal_context(STATUTES, INTERPRETATIONS, {}))
+    adjust = fit_adjustment(tokens, months, context, [n % FOLDS for n in range(len(cases))], alpha=1.0, seed=13,
+                            feature_args={"min_df": 1, "max_features": None, "bigrams": False})
+    linear = fit_regression(tokens, months, alpha=1.0, target_transform="log1p", min_df=1)
+    flags = [bool(n % 2) for n in range(len(cases))]
+    life, death = (fit_binary(tokens, flags, label=key, min_df=1) for key in ("life", "death"))
+    plain = TermModel(months=linear, life=life, death=death)
+    model = TermModel(months=linear, life=life, death=death, adjust=adjust, adjust_features=SENTENCING_FEATURES)
+    assert model.model_id != plain.model_id
+    errors = {"linear": [], "adjusted": []}
+    for t, c, m in zip(tokens, context, months):
+        errors["linear"].append(abs(model.predict(t)["months_estimate"] - m))
+        errors["adjusted"].append(abs(model.predict(t, c)["months_estimate"] - m))
+    assert np.mean(errors["adjusted"]) < 0.7 * np.mean(errors["linear"]), {k: np.mean(v) for k, v in errors.items()}
+    # stored and loaded with its id; a changed tree is refused
+    again = TermModel.load(model.save(tmp_path / "term"), expected_id=model.model_id)
+    assert again.predict(tokens[0], context[0]) == model.predict(tokens[0], context[0])
+    values = np.load(tmp_path / "term" / "adjust" / "tree_value.npy")
+    np.save(tmp_path / "term" / "adjust" / "tree_value.npy", values * 2)
+    with pytest.raises(ModelIntegrityError):
+        TermModel.load(tmp_path / "term")
+    assert json.loads((tmp_path / "term" / MANIFEST).read_text())["adjust"] == "adjust"
+
+
+def test_a_term_model_without_adjustment_keeps_its_id(tmp_path, cases):
+    tokens = [list(facts) for facts, _ in cases[:60]]
+    months = [m for _, m in cases[:60]]
+    flags = [bool(n % 2) for n in range(60)]
+    model = TermModel(months=fit_regression(tokens, months, min_df=1), life=fit_binary(tokens, flags, label="life", min_df=1),
+                      death=fit_binary(tokens, flags, label="death", min_df=1))
+    again = TermModel.load(model.save(tmp_path / "plain"), expected_id=model.model_id)
+    assert again.adjust is None and again.predict(tokens[0], {"amount_tier": 2.0}) == model.predict(tokens[0])
+    assert statutory_range(STATUTES[0]["text"]).max_months == 120

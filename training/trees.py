@@ -1,0 +1,48 @@
+"""Fitted scikit-learn gradient boosting as worker.agents.trees.TreeEnsemble arrays, checked to agree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from worker.agents.trees import LEAF, TreeEnsemble
+
+
+def ensemble_of(gb, X_check: np.ndarray, raw: Callable[[np.ndarray], np.ndarray], *, atol: float = 1e-6) -> TreeEnsemble:
+    """The trees of a fitted ``GradientBoostingClassifier`` / ``GradientBoostingRegressor`` (one output): leaf
+    values times the learning rate, inner nodes the weighted mean of their children, every root at 0 (each
+    tree's base joins the intercept). ``raw``: the estimator's own raw output (``decision_function`` or
+    ``predict``), against which the arrays are checked on ``X_check``."""
+    features, thresholds, lefts, rights, values, roots = [], [], [], [], [], []
+    bases = 0.0
+    for (estimator,) in gb.estimators_:
+        t = estimator.tree_
+        base = len(features)
+        roots.append(base)
+        value = t.value[:, 0, 0] * gb.learning_rate
+        weight = t.weighted_n_node_samples
+        for node in range(t.node_count - 1, -1, -1):  # children have larger indices than their parent
+            left, right = t.children_left[node], t.children_right[node]
+            if left != -1:
+                value[node] = (weight[left] * value[left] + weight[right] * value[right]) / (weight[left] + weight[right])
+        bases += value[0]
+        value -= value[0]
+        leaf = t.children_left == -1
+        features.extend(np.where(leaf, LEAF, t.feature).tolist())
+        thresholds.extend(np.where(leaf, 0.0, t.threshold).tolist())
+        lefts.extend(np.where(leaf, -1, t.children_left + base).tolist())
+        rights.extend(np.where(leaf, -1, t.children_right + base).tolist())
+        values.extend(value.tolist())
+    arrays = {"tree_feature": np.array(features, dtype=np.int64), "tree_threshold": np.array(thresholds),
+              "tree_left": np.array(lefts, dtype=np.int64), "tree_right": np.array(rights, dtype=np.int64),
+              "tree_value": np.array(values), "tree_roots": np.array(roots, dtype=np.int64)}
+    # The starting value: what the estimator's output holds beyond its (uncentred) trees.
+    first = X_check[:1]
+    leaves = sum(gb.learning_rate * e.predict(first.astype(np.float32)) for (e,) in gb.estimators_)
+    ensemble = TreeEnsemble(n_features=X_check.shape[1], intercept=float(raw(first)[0] - leaves[0] + bases), **arrays)
+    sample = X_check[:: max(1, len(X_check) // 500)]
+    diff = float(np.abs(ensemble.raw(sample) - raw(sample)).max())
+    if diff > atol:
+        raise AssertionError(f"numpy inference of the trees differs from scikit-learn by {diff:.3g}")
+    return ensemble
