@@ -36,8 +36,8 @@ import numpy as np
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 
-from worker.agents.auditor_model import LEAF, ArticleAuditor
-from worker.agents.signals import FEATURES, GROUPS
+from worker.agents.models.auditor import LEAF, ArticleAuditor
+from worker.agents.stages.auditor.signals import FEATURES, GROUPS
 
 THRESHOLDS = tuple(round(x, 2) for x in np.arange(0.05, 0.96, 0.05))
 KINDS = ("boosted", "logistic")

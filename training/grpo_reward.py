@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+from worker.agents.models.priors import psi, sentence_of
 from worker.agents.numerals import article_label
-from worker.agents.priors import psi, sentence_of
 
 SEARCHES = ("search_statutes", "search_interpretations", "search_precedents")
 

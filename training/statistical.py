@@ -50,10 +50,10 @@ from training.devsplit import dev_split_ids
 from training.intent import intent_examples
 from training.longtail import DEFAULTS as LONGTAIL, article_documents, charge_documents, fit_longtail, legal_texts
 from training.verifier import Structure, VerifierEvaluator, build_pairs, fit_verifier
-from worker.agents.features import extract_features
-from worker.agents.sentencing import term_inputs
-from worker.agents.textmodel import LinearTextModel, TermModel, jsonable
-from worker.agents.verifier import ChecklistVerifier
+from worker.agents.models.sentencing import term_inputs
+from worker.agents.models.textmodel import LinearTextModel, TermModel, jsonable
+from worker.agents.models.verifier import ChecklistVerifier
+from worker.agents.stages.features import extract_features
 
 MODEL_NAMES = ("charges", "articles", "term")
 STRUCTURE_MODELS = ("verifier", "intent")  # need the statutes and checklists

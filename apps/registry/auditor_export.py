@@ -24,7 +24,7 @@ from pathlib import Path
 
 from django.db import close_old_connections, connections
 
-from worker.agents.textmodel import LinearTextModel
+from worker.agents.models.textmodel import LinearTextModel
 from worker.agents.types import CaseInput
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ class _FoldStrategies:
     """One statistical strategy per fold: that fold's classifiers, the run's verifier and intent models."""
 
     def __init__(self, out: Path):
-        from worker.agents.verifier import ChecklistVerifier
+        from worker.agents.models.verifier import ChecklistVerifier
 
         self.out = Path(out)
         self.shared = {}

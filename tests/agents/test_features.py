@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from worker.agents.features import CaseFeatures, FeatureLexicon, extract_features, focus_facts
+from worker.agents.stages.features import CaseFeatures, FeatureLexicon, extract_features, focus_facts
 
 SHARED = Path(os.environ.get("LEXTRACE_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
 

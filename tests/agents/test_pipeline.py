@@ -144,7 +144,7 @@ def test_the_statistical_pipeline_is_deterministic(graph):
 
 def test_importing_the_reasoning_core_loads_no_django_celery_or_torch():
     code = ("import sys, worker.agents.pipeline, worker.agents.strategies.statistical, worker.agents.llm, "
-            "worker.agents.prompts, worker.agents.testing.memory_store, worker.agents.testing.memory_retriever, worker.agents.features; "
+            "worker.agents.prompts, worker.agents.testing.memory_store, worker.agents.testing.memory_retriever, worker.agents.stages.features; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('django', 'celery', 'torch', 'apps')]; "
             "print(bad); sys.exit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

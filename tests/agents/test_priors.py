@@ -10,7 +10,7 @@ import math
 import pytest
 
 from worker.agents.graph_types import CaseNode, Term
-from worker.agents.priors import (
+from worker.agents.models.priors import (
     Sentence,
     authority,
     psi,

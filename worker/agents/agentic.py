@@ -30,12 +30,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from worker.agents import retrieval
 from worker.agents.graph_types import ArticleNode
+from worker.agents.models.priors import authority, rank_for_sentencing, sentencing_reference
 from worker.agents.pipeline import Params, _is_candidate, _key, adjudicate
 from worker.agents.ports import GraphStore, Retriever
-from worker.agents.priors import authority, rank_for_sentencing, sentencing_reference
 from worker.agents.prompts.planner import ACTIONS, PLANNER_PROMPT_VERSION, PLANNER_STAGE, SCHEMA, planner_messages
+from worker.agents.stages.researcher import retrieval
 from worker.agents.strategies.statistical import StatisticalStrategy, names_match
 from worker.agents.types import ArticleAudit, Bundle, CaseInput, Hit, PlanStep, Research
 

@@ -14,10 +14,12 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 
-from worker.agents import reasons, retrieval, sentencing
+from worker.agents import reasons
 from worker.agents.graph_types import ArticleNode, CaseNode, CommunityNode, Term
+from worker.agents.models import sentencing
 from worker.agents.names import ABLATIONS
 from worker.agents.ports import GraphStore, Retriever
+from worker.agents.stages.researcher import retrieval
 from worker.agents.strategies.base import Strategy
 from worker.agents.types import (
     ArticleAudit,

@@ -28,7 +28,7 @@ from lexlib.search.tokenize import Tokenizer
 from lexlib import clustering
 from apps.graph.models import CaseFeatures, Community, CommunityMembership, Feature, GraphBuild, Similarity
 from apps.graph.services.projection import graph_project_all, graph_sync
-from worker.agents.features import LexiconFeatureExtractor
+from worker.agents.stages.features import LexiconFeatureExtractor
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str], None] | None

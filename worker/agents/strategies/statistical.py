@@ -34,18 +34,18 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from worker.agents import reasons
-from worker.agents.amounts import yuan_text
-from worker.agents.elements import ElementChecker
-from worker.agents.features import extract_features, focus_facts
 from worker.agents.graph_types import ChecklistEntry, Term
+from worker.agents.models.sentencing import statutory_range, term_inputs
+from worker.agents.models.textmodel import sigmoid
+from worker.agents.models.verifier import FactsView
 from worker.agents.ports import GraphStore
-from worker.agents.retrieval import IntentClassifier
-from worker.agents.sentencing import statutory_range, term_inputs
-from worker.agents.signals import Ranking, article_signals, cosine, path_votes
+from worker.agents.stages.auditor.amounts import yuan_text
+from worker.agents.stages.auditor.elements import ElementChecker
+from worker.agents.stages.auditor.signals import Ranking, article_signals, cosine, path_votes
+from worker.agents.stages.features import extract_features, focus_facts
+from worker.agents.stages.researcher.retrieval import IntentClassifier
 from worker.agents.strategies.base import Strategy
-from worker.agents.textmodel import sigmoid
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
-from worker.agents.verifier import FactsView
 
 PREJUDGE_K = 10  # charges the Researcher anchors on (chosen on the development split, docs/RESULTS.md)
 FALLBACK_THRESHOLD = 0.35  # without a trained Auditor: the strongest single evidence an article needs

@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from worker.agents import artefacts
-from worker.agents.signals import FEATURES, GROUPS
-from worker.agents.textmodel import jsonable, sigmoid
+from worker.agents.models import artefact as artefacts
+from worker.agents.models.textmodel import jsonable, sigmoid
+from worker.agents.stages.auditor.signals import FEATURES, GROUPS
 
 FORMAT = "lextrace.article_auditor"
 FORMAT_VERSION = 2  # 2: the kind, and boosted trees; 1 (logistic only) is still read
@@ -174,7 +174,7 @@ class ArticleAuditor:
 
     @classmethod
     def load(cls, directory: str | os.PathLike[str], *, expected_id: str | None = None) -> ArticleAuditor:
-        from worker.agents.textmodel import ModelIntegrityError
+        from worker.agents.models.textmodel import ModelIntegrityError
 
         try:  # the version and kind say which arrays to read; artefacts.load checks everything against the hashes
             head = json.loads((Path(directory) / MANIFEST).read_text(encoding="utf-8"))

@@ -36,9 +36,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from worker.agents.amounts import Standard, largest_amount, tiers_named
-from worker.agents.features import DEFAULT_PATTERNS, SENTENCE_RE
-from worker.agents.verifier import grams, item_content
+from worker.agents.models.verifier import grams, item_content
+from worker.agents.stages.auditor.amounts import Standard, largest_amount, tiers_named
+from worker.agents.stages.features import DEFAULT_PATTERNS, SENTENCE_RE
 
 TERMS_SHARE = 0.5
 ANCHOR_MAX_DF = 30

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from worker.agents.jsonhash import canonical_json
-from worker.agents.textmodel import ModelIntegrityError, _array_digest, _write_atomic, jsonable
+from worker.agents.models.textmodel import ModelIntegrityError, _array_digest, _write_atomic, jsonable
 
 
 def weights_sha256(record: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> str:

@@ -48,9 +48,9 @@ from typing import Any
 
 import numpy as np
 
-from worker.agents.features import extract_features
 from worker.agents.jsonhash import canonical_json
-from worker.agents.textmodel import ModelIntegrityError, _array_digest, _write_atomic, jsonable, sigmoid
+from worker.agents.models.textmodel import ModelIntegrityError, _array_digest, _write_atomic, jsonable, sigmoid
+from worker.agents.stages.features import extract_features
 
 FORMAT = "lextrace.checklist_verifier"
 FORMAT_VERSION = 1

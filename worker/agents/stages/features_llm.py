@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from worker.agents.features import CaseFeatures
 from worker.agents.graph_types import DIMENSIONS
 from worker.agents.prompts import PROMPT_VERSION, build_prompt
+from worker.agents.stages.features import CaseFeatures
 
 _DIGIT = re.compile(r"[0-9０-９]")
 MAX_LABEL_CHARS = 20

@@ -1,0 +1,1 @@
+"""The Auditor: the element check, the amount standards and the signals an article is weighed by."""

@@ -1,0 +1,1 @@
+"""The Researcher: the retrieval paths and the arithmetic they share."""
