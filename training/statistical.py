@@ -300,7 +300,7 @@ def train_all(
             te = [i for i in np.flatnonzero(held) if gold[i] is not None]
             meta = meta_for(name, [cases[i]["id"] for i in tr], [cases[i]["id"] for i in te])
             meta["inputs"] = "sentencing.term_inputs: facts + charge markers + circumstance markers"
-            # The gold charges and the facts' circumstances as marker terms (worker/agents/sentencing.py).
+            # The gold charges and the facts' circumstances as marker terms (worker/agents/models/sentencing.py).
             term_tokens = {i: term_inputs(list(tokens[i]), sorted(charge_labels(cases[i])),
                                           [label for _, label in extract_features(cases[i].get("fact") or "").labels()])
                            for i in tr + te}

@@ -1,4 +1,4 @@
-"""Train the checklist-item verifier by weak supervision (worker/agents/verifier.py holds the features).
+"""Train the checklist-item verifier by weak supervision (worker/agents/models/verifier.py holds the features).
 
 Pairs (facts, checklist item) of a precedent are labelled:
   satisfied      every item of every article the precedent cites;

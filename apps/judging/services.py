@@ -75,7 +75,7 @@ def element_checker() -> ElementChecker:
 
 
 def amount_standards() -> dict[int, dict]:
-    """Article pk → the amount standards its linked interpretations set (worker/agents/amounts.py)."""
+    """Article pk → the amount standards its linked interpretations set (worker/agents/stages/auditor/amounts.py)."""
     from apps.corpus.models import Interpretation
 
     texts: dict[tuple[int, int], list[str]] = {}

@@ -5,7 +5,7 @@ paths against the live graph and indexes, the element check), with two differenc
 honest: the charge and article classifiers are the out-of-fold models that never saw the case
 (training.statistical writes them under ``<out>/folds``), and retrieval is leave-one-out (the case's own
 precedent and the records merged into it are never retrieved). Each in-force candidate article becomes
-one row of worker.agents.signals signals with its label (a gold article of the case, or of the
+one row of worker.agents.stages.auditor.signals signals with its label (a gold article of the case, or of the
 defendant where the corpus labels defendants). training/auditor.py fits the Auditor on them.
 
 The sample takes at most ``per_charge`` cases per charge (by each case's first charge, in a seeded

@@ -10,7 +10,7 @@ aimed at that source. Each search is a hybrid retrieval with reranking:
   of the articles the dense retriever finds for the query, intent-reranked; every hit
   brings the articles it interprets;
 - precedents: similar cases in the ontology space (and, for an offence named in the query,
-  its cases scored against the query), reranked by court authority (worker.agents.priors).
+  its cases scored against the query), reranked by court authority (worker.agents.models.priors).
 
 The loop is capped in steps (``max_steps``) and planner LLM calls (``max_planner_calls``);
 an empty query, an unknown action or a search already made is refused and recorded, never

@@ -271,7 +271,7 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
     """Check every checklist item of every candidate article, then decide the articles.
 
     The decision comes after every candidate's items are known: the statistical Auditor weighs an article
-    against the other candidates (worker.agents.signals). ``progress`` hears of each decided article."""
+    against the other candidates (worker.agents.stages.auditor.signals). ``progress`` hears of each decided article."""
     result = Audit()
     to_check = []
     for pk in found.candidate_articles:

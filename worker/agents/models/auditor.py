@@ -1,6 +1,6 @@
 """The learned Auditor: P(article applies | the evidence for it), inference in numpy.
 
-``training/auditor.py`` fits a model over the label-agnostic signals of worker/agents/signals.py,
+``training/auditor.py`` fits a model over the label-agnostic signals of worker/agents/stages/auditor/signals.py,
 computed leave-one-out for training cases (positives: the gold articles among the candidates; negatives:
 the other candidates), with weights that make every charge count alike (the rare ones are where a court
 needs help). Two kinds are stored here as plain arrays:

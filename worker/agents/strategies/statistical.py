@@ -4,11 +4,11 @@
 - features: the lexicon extractor (features.extract_features);
 - pre-judged charges: the long-tail charge classifier's ``prejudge_k`` best labels (training/longtail.py);
   the Researcher's charge path anchors on them;
-- checklist items: the element check (worker/agents/elements.py) decides whether the facts show an
+- checklist items: the element check (worker/agents/stages/auditor/elements.py) decides whether the facts show an
   item and quotes the passage; the trained item verifier's probability, when one is active, is the
   verdict's score;
-- article decision: the learned Auditor (worker/agents/auditor_model.py) weighs the label-agnostic
-  signals of every candidate (worker/agents/signals.py: the classifiers, the legal texts, the Fact
+- article decision: the learned Auditor (worker/agents/models/auditor.py) weighs the label-agnostic
+  signals of every candidate (worker/agents/stages/auditor/signals.py: the classifiers, the legal texts, the Fact
   graph, each retrieval path, the checklist verdicts) into P(the article applies); an article passes
   when P reaches the Auditor's threshold *and* at least one of its items is supported; when none does, the
   most probable candidate with a shown element that defines a charge stands, and its reason says it was
@@ -231,7 +231,7 @@ class StatisticalStrategy(Strategy):
             on_decided(a)
 
     def signals(self, focus: str, articles: Sequence[ArticleAudit], research: Research, graph: GraphStore) -> list[dict]:
-        """The Auditor's evidence for each candidate (worker.agents.signals): also what training exports."""
+        """The Auditor's evidence for each candidate (stages/auditor/signals.py): also what training exports."""
         view = self._focus_view(focus)
         rule_sims = {a.article_pk: cosine(view["vector"], self._legal_vector(a, graph)) for a in articles}
         prejudged = [label for label, _ in research.prejudged]
@@ -331,7 +331,7 @@ class StatisticalStrategy(Strategy):
         if "term_inputs" in str((self.term_model.metadata or {}).get("inputs", "")):
             tokens = term_inputs(tokens, labels, [label for _, label in extract_features(focus).labels()])
         t = self.term_model.predict(tokens)
-        if isinstance(t, dict):  # worker.agents.textmodel.TermModel
+        if isinstance(t, dict):  # worker.agents.models.textmodel.TermModel
             t = Term(months=int(t["months"]), life=bool(t["life"]), death=bool(t["death"]))
         return t
 
