@@ -66,7 +66,7 @@ def decide(bundle: Bundle, *, fallback: bool, agree: float) -> list[str] | None:
 def recheck(bundle: Bundle, facts: str) -> Bundle:
     """The bundle with each item's support decided again by the current element check."""
     from apps.judging.services import element_checker
-    from worker.agents.stages.features import focus_facts
+    from worker.agents.stages.focus import focus_facts
 
     focus = focus_facts(facts, bundle.defendant, list(bundle.case.defendants))
     bundle = copy.deepcopy(bundle)

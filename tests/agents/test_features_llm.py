@@ -5,8 +5,7 @@ import json
 import pytest
 
 from worker.agents.llm import LLMClient
-from worker.agents.stages.features import LexiconFeatureExtractor
-from worker.agents.stages.features_llm import LLMFeatureExtractor
+from worker.agents.stages.features import LexiconFeatureExtractor, LLMFeatureExtractor
 from worker.agents.testing.stub_server import StubServer
 
 

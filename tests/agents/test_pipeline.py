@@ -8,7 +8,8 @@ import pytest
 
 from worker.agents.testing.fixtures import FixedProbabilities, tiny_legal_graph
 from worker.agents.testing.memory_retriever import InMemoryRetriever
-from worker.agents.pipeline import ABLATIONS, Params, adjudicate, adjudicate_case, verify_judgment
+from worker.agents.pipeline import ABLATIONS, Params, adjudicate, adjudicate_case
+from worker.agents.stages.verification import verify_judgment
 from worker.agents.strategies.statistical import StatisticalStrategy
 from worker.agents.types import CaseInput, Judgment, Status
 

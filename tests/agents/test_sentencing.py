@@ -8,7 +8,7 @@ import pytest
 
 from worker.agents.graph_types import Term
 from worker.agents.models.sentencing import Ceiling, StatutoryRange, cap_term, ceiling_for, statutory_range
-from worker.agents.pipeline import verify_judgment
+from worker.agents.stages.verification import verify_judgment
 from worker.agents.testing.fixtures import tiny_legal_graph
 from worker.agents.types import Judgment, Status
 

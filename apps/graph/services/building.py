@@ -94,7 +94,7 @@ def graph_build(*, k: int = DEFAULTS["k"], resolution: float = DEFAULTS["resolut
     """Full rebuild of the ontology graph and the AGE projection.
 
     ``extractor`` produces the ontology features (``.extract(text)``, ``.version``):
-    the statistical lexicon by default, or worker.agents.stages.features_llm.LLMFeatureExtractor.
+    the statistical lexicon by default, or worker.agents.stages.features.LLMFeatureExtractor.
     """
     from apps.corpus.services.indexing import dense_index_from_vectors
 

@@ -1,6 +1,6 @@
 """The statistical strategy: every stage without an LLM, with transparent evidence.
 
-- focus: the sentences that concern the defendant (features.focus_facts);
+- focus: the sentences that concern the defendant (focus.focus_facts);
 - features: the lexicon extractor (features.extract_features);
 - pre-judged charges: the long-tail charge classifier's ``prejudge_k`` best labels (training/longtail.py);
   the Researcher's charge path anchors on them;
@@ -42,7 +42,8 @@ from worker.agents.ports import GraphStore
 from worker.agents.stages.auditor.amounts import yuan_text
 from worker.agents.stages.auditor.elements import ElementChecker
 from worker.agents.stages.auditor.signals import Ranking, article_signals, cosine, path_votes
-from worker.agents.stages.features import extract_features, focus_facts
+from worker.agents.stages.features import extract_features
+from worker.agents.stages.focus import focus_facts
 from worker.agents.stages.researcher.retrieval import IntentClassifier
 from worker.agents.strategies.base import Strategy
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status

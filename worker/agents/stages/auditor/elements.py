@@ -38,7 +38,8 @@ from dataclasses import dataclass
 
 from worker.agents.models.verifier import grams, item_content
 from worker.agents.stages.auditor.amounts import Standard, largest_amount, tiers_named
-from worker.agents.stages.features import DEFAULT_PATTERNS, SENTENCE_RE
+from worker.agents.stages.features import DEFAULT_PATTERNS
+from worker.agents.stages.focus import SENTENCE_RE
 
 TERMS_SHARE = 0.5
 ANCHOR_MAX_DF = 30
