@@ -9,7 +9,7 @@ evidence was not verified.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from worker.agents.names import ABLATIONS
 from worker.agents.ports import GraphStore, Retriever
@@ -17,6 +17,7 @@ from worker.agents.stages import Progress, StageClock
 from worker.agents.stages.adjudicator import judge
 from worker.agents.stages.auditor import audit
 from worker.agents.stages.researcher import research
+from worker.agents.stages.researcher.paths import PATHS, default_paths
 from worker.agents.strategies.base import Strategy
 from worker.agents.types import Bundle, CaseInput, Judgment, Status
 
@@ -31,7 +32,9 @@ class Params:
     max_charges: int = 3  # pre-judged charges (R_chg); a strategy may ask for more (its prejudge_k)
     graph_charges: int = 3  # of those, the ones whose Fact-graph neighbourhood R_chg visits
     alpha: float = 0.4  # sparse weight in the LexPath fusion
-    paths: tuple[str, ...] = ("sem", "com", "chg", "art")
+    # The Researcher's paths that run (stages/researcher/paths.py); by default every registered default path:
+    # ("sem", "com", "chg", "art"). An ablation no_<path> leaves one out.
+    paths: tuple[str, ...] = field(default_factory=default_paths)
     use_graph: bool = True  # False: flat retrieval over raw facts (without HierarGraph)
     use_researcher: bool = True  # False: only the pre-judged charges' articles
     use_auditor: bool = True
@@ -53,8 +56,8 @@ class Params:
             settings = {"use_graph": False}
         elif name == "no_researcher":
             settings = {"use_researcher": False}
-        elif name.startswith("no_") and name[3:] in ("sem", "com", "chg", "art"):
-            settings = {"paths": tuple(p for p in cls.paths if p != name[3:])}
+        elif name.startswith("no_") and name[3:] in PATHS:
+            settings = {"paths": tuple(p for p in default_paths() if p != name[3:])}
         elif name == "no_auditor":
             settings = {"use_auditor": False}
         elif name == "naive_rag":
@@ -74,7 +77,7 @@ class StageFailure(Exception):
 
 
 def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: GraphStore, retriever: Retriever,
-               params: Params = Params(), progress: Progress | None = None, researcher=None) -> Bundle:
+               params: Params | None = None, progress: Progress | None = None, researcher=None) -> Bundle:
     """Run the pipeline for one defendant and return the complete evidence bundle.
 
     ``researcher`` replaces the fixed Researcher (same signature as :func:`research`): the agentic
@@ -84,6 +87,7 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
     audited article (event "article"). It may raise to abort the run (a cancelled run): the
     exception propagates to the caller; no bundle is returned.
     """
+    params = params if params is not None else Params()
     bundle = Bundle(case=case, defendant=defendant, strategy=strategy.name, params=asdict(params),
                     versions={"pipeline": PIPELINE_VERSION, **strategy.versions()})
     clock = StageClock(bundle.costs, progress, defendant)
