@@ -50,8 +50,9 @@ from training.devsplit import dev_split_ids
 from training.intent import intent_examples
 from training.longtail import DEFAULTS as LONGTAIL, article_documents, charge_documents, fit_longtail, legal_texts
 from training.verifier import Structure, VerifierEvaluator, build_pairs, fit_verifier
+from worker.agents.models.artefact import jsonable
 from worker.agents.models.sentencing import term_inputs
-from worker.agents.models.textmodel import LinearTextModel, TermModel, jsonable
+from worker.agents.models.textmodel import LinearTextModel, TermModel
 from worker.agents.models.verifier import ChecklistVerifier
 from worker.agents.stages.features import extract_features
 

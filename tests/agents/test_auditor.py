@@ -8,8 +8,8 @@ import pytest
 from training.auditor import decide, fit_auditor, main as auditor_main, row_weights
 from worker.agents import reasons
 from worker.agents.graph_types import ChecklistEntry
+from worker.agents.models.artefact import ModelIntegrityError
 from worker.agents.models.auditor import ArticleAuditor
-from worker.agents.models.textmodel import ModelIntegrityError
 from worker.agents.stages.auditor.amounts import largest_amount, standards
 from worker.agents.stages.auditor.elements import ElementChecker
 from worker.agents.stages.auditor.signals import FEATURES, GROUPS, Ranking, article_signals, cosine, path_votes

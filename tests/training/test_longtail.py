@@ -7,7 +7,8 @@ import pytest
 
 from training.devsplit import dev_split_ids, main as devsplit_main
 from training.longtail import article_documents, charge_documents, fit_longtail, legal_texts, statute_charges_of
-from worker.agents.models.textmodel import LinearTextModel, ModelIntegrityError, terms
+from worker.agents.models.artefact import ModelIntegrityError
+from worker.agents.models.textmodel import LinearTextModel, terms
 
 STATUTES = [
     {"number": 264, "sub": 0, "key": "264", "label": "第二百六十四条", "text": "盗窃公私财物，数额较大的，处三年以下有期徒刑",

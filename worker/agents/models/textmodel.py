@@ -11,12 +11,10 @@ anything. An artefact is a directory::
     intercept.npy     (n_outputs,)             float64
     calibration.npy   (n_outputs, 2)           float64: slope, offset (multilabel)
 
-Arrays are read with ``allow_pickle=False``. Two hashes identify an artefact:
-``weights_sha256`` covers what determines the outputs (kind, labels,
-vocabulary, config, arrays) and ``model_id`` covers that plus the metadata
-(training-data and tokenizer fingerprints, metrics, creation time). Both are
-recomputed on load and a mismatch refuses the artefact, so edited weights or
-edited metrics cannot pass for the model that was evaluated.
+Identity, saving and loading are those of every artefact (worker/agents/models/artefact.py):
+``weights_sha256`` covers what determines the outputs (kind, labels, vocabulary,
+config, arrays) and ``model_id`` covers that plus the metadata; both are
+recomputed on load and a mismatch refuses the artefact.
 
 Features reproduce scikit-learn's ``TfidfVectorizer(sublinear_tf=True,
 norm="l2", smooth_idf=True)`` over the terms of :func:`terms`: tf = 1 + ln(count),
@@ -25,19 +23,14 @@ times idf, L2-normalised. Terms outside the vocabulary are ignored.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from worker.agents.jsonhash import canonical_json
+from worker.agents.models.artefact import Artefact, jsonable, sha256_json
 
 FORMAT = "lextrace.linear_text_model"
 FORMAT_VERSION = 1
@@ -50,11 +43,6 @@ TERM_FORMAT = "lextrace.term_model"
 TERM_PARTS = ("months", "life", "death")
 
 Label = str | int
-
-
-class ModelIntegrityError(ValueError):
-    """An artefact whose content does not match its recorded hashes, or is malformed."""
-
 
 CHAR_PREFIX = "#"
 
@@ -89,53 +77,7 @@ def sigmoid(z: np.ndarray) -> np.ndarray:
     return out
 
 
-def jsonable(obj: Any) -> Any:
-    """Plain JSON types from numpy scalars/arrays, tuples and Paths (metadata is stored as JSON)."""
-    if isinstance(obj, Mapping):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return jsonable(obj.tolist())
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, Path):
-        return str(obj)
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
-
-
-def _array_digest(a: np.ndarray) -> str:
-    a = np.ascontiguousarray(a)
-    h = hashlib.sha256()
-    h.update(f"{a.dtype.str};{list(a.shape)}\n".encode())
-    h.update(a.tobytes())
-    return h.hexdigest()
-
-
-# mkstemp creates 0600 files; artefacts are written by a training job and read
-# by the web and worker processes, which may run as other users.
-_FILE_MODE = 0o644
-
-
-def _write_atomic(path: Path, data: bytes | None = None, array: np.ndarray | None = None) -> None:
-    """Write bytes or one .npy array to a temporary file, then rename it into place."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if array is not None:
-                np.save(fh, array, allow_pickle=False)
-            else:
-                fh.write(data or b"")
-        os.chmod(tmp, _FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-class LinearTextModel:
+class LinearTextModel(Artefact):
     """TF-IDF + linear layer. ``kind`` is "multilabel" (one calibrated sigmoid per
     label) or "regression" (one output, optionally trained on log1p of the target).
 
@@ -143,6 +85,10 @@ class LinearTextModel:
     ``metadata["tokenizer"]["fingerprint"]``; another segmentation silently
     lowers accuracy, so callers should check it.
     """
+
+    FORMAT = FORMAT
+    MANIFEST = MANIFEST
+    ARRAYS = _ARRAYS
 
     def __init__(
         self,
@@ -212,27 +158,9 @@ class LinearTextModel:
         self._label_index = {lab: i for i, lab in enumerate(self.labels)}
 
     # ------------------------------------------------------------------ identity
-    @property
-    def weights_sha256(self) -> str:
-        """Hash of everything that determines the outputs (not the metadata)."""
-        return hashlib.sha256(canonical_json(self._weights_record())).hexdigest()
-
-    @property
-    def model_id(self) -> str:
-        """Hash of the whole artefact: weights plus metadata."""
-        record = {"weights_sha256": self.weights_sha256, "metadata": self.metadata}
-        return hashlib.sha256(canonical_json(record)).hexdigest()
-
-    def _weights_record(self) -> dict[str, Any]:
-        return {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "kind": self.kind,
-            "labels": self.labels,
-            "vocab": self.vocab,
-            "config": self.config,
-            "arrays": {name: _array_digest(getattr(self, name)) for name in _ARRAYS},
-        }
+    def _record(self) -> dict[str, Any]:
+        return {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": self.kind, "labels": self.labels,
+                "vocab": self.vocab, "config": self.config}
 
     @property
     def n_features(self) -> int:
@@ -353,75 +281,34 @@ class LinearTextModel:
         return [(self.vocab[idx[i]], float(contrib[i])) for i in order[:n] if contrib[i] > 0]
 
     # ------------------------------------------------------------------ storage
-    def manifest(self) -> dict[str, Any]:
-        record = self._weights_record()
-        record["weights_sha256"] = self.weights_sha256
-        record["metadata"] = self.metadata
-        record["model_id"] = self.model_id
-        return record
-
-    def save(self, directory: str | os.PathLike[str]) -> Path:
-        """Write the artefact into ``directory`` (created; existing files replaced)."""
-        path = Path(directory)
-        path.mkdir(parents=True, exist_ok=True)
-        for name in _ARRAYS:
-            _write_atomic(path / f"{name}.npy", array=getattr(self, name))
-        # The manifest last: a directory with a manifest is complete.
-        _write_atomic(path / MANIFEST, json.dumps(self.manifest(), ensure_ascii=False, indent=1).encode())
-        return path
-
     @classmethod
-    def load(cls, directory: str | os.PathLike[str], *, expected_id: str | None = None) -> LinearTextModel:
-        """Read an artefact written by :meth:`save`; verify its hashes (and ``expected_id`` if given)."""
-        path = Path(directory)
-        try:
-            manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ModelIntegrityError(f"{path / MANIFEST}: {exc}") from exc
-        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-            raise ModelIntegrityError(f"{path}: not a {FORMAT} artefact")
-        if manifest.get("format_version") != FORMAT_VERSION:
-            raise ModelIntegrityError(f"{path}: format version {manifest.get('format_version')!r} unsupported")
-        arrays = {}
-        for name in _ARRAYS:
-            try:
-                a = np.load(path / f"{name}.npy", allow_pickle=False)
-            except (OSError, ValueError) as exc:
-                raise ModelIntegrityError(f"{path / name}.npy: {exc}") from exc
+    def _from_stored(cls, manifest: dict[str, Any], arrays: dict[str, np.ndarray], parts: dict) -> LinearTextModel:
+        for name, a in arrays.items():
             if a.dtype != np.float64 and not (name == "coef" and a.dtype == np.float32):
-                raise ModelIntegrityError(f"{path / name}.npy: dtype {a.dtype}, expected float64")
-            arrays[name] = a
-        try:
-            model = cls(
-                kind=manifest["kind"],
-                vocab=manifest["vocab"],
-                labels=manifest["labels"] if manifest["kind"] == "multilabel" else None,
-                config=manifest["config"],
-                metadata=manifest.get("metadata") or {},
-                idf=arrays["idf"],
-                coef=arrays["coef"],
-                intercept=arrays["intercept"],
-                calibration=arrays["calibration"] if manifest["kind"] == "multilabel" else None,
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelIntegrityError(f"{path}: malformed artefact: {exc}") from exc
-        if model.weights_sha256 != manifest.get("weights_sha256"):
-            raise ModelIntegrityError(f"{path}: weights do not match weights_sha256 (modified artefact)")
-        if model.model_id != manifest.get("model_id"):
-            raise ModelIntegrityError(f"{path}: content does not match model_id (modified artefact)")
-        if expected_id is not None and model.model_id != expected_id:
-            raise ModelIntegrityError(f"{path}: model_id {model.model_id} is not the expected {expected_id}")
-        return model
+                raise ValueError(f"{name}.npy: dtype {a.dtype}, expected float64")
+        multilabel = manifest["kind"] == "multilabel"
+        return cls(kind=manifest["kind"], vocab=manifest["vocab"], labels=manifest["labels"] if multilabel else None,
+                   config=manifest["config"], metadata=manifest.get("metadata") or {}, idf=arrays["idf"],
+                   coef=arrays["coef"], intercept=arrays["intercept"],
+                   calibration=arrays["calibration"] if multilabel else None)
 
 
-class TermModel:
+class TermModel(Artefact):
     """Sentence from three linear models: months (regression, usually on log1p),
     and life and death (single-label multilabel models, calibrated).
 
     Decision rule (CAIL convention: months = 0 for life imprisonment and death):
     death if p_death >= threshold and p_death >= p_life; else life if
     p_life >= threshold; else the rounded months estimate.
+
+    A composite artefact: the three models are its parts (subdirectories), named in its record by their
+    ids; it has no weights of its own, and its id hashes the record and its metadata.
     """
+
+    FORMAT = TERM_FORMAT
+    MANIFEST = MANIFEST
+    PARTS = dict.fromkeys(TERM_PARTS, LinearTextModel)
+    weights_sha256 = None
 
     def __init__(
         self,
@@ -441,16 +328,13 @@ class TermModel:
         self.threshold = float(threshold)
         self.metadata: dict[str, Any] = jsonable(dict(metadata or {}))
 
+    def _record(self) -> dict[str, Any]:
+        return {"format": TERM_FORMAT, "format_version": FORMAT_VERSION,
+                "parts": {name: part.model_id for name, part in self._parts().items()}, "threshold": self.threshold}
+
     @property
     def model_id(self) -> str:
-        record = {
-            "format": TERM_FORMAT,
-            "format_version": FORMAT_VERSION,
-            "parts": {name: getattr(self, name).model_id for name in TERM_PARTS},
-            "threshold": self.threshold,
-            "metadata": self.metadata,
-        }
-        return hashlib.sha256(canonical_json(record)).hexdigest()
+        return sha256_json({**self._record(), "metadata": self.metadata})
 
     def predict(self, tokens: Sequence[str]) -> dict[str, Any]:
         """{"months": int, "life": bool, "death": bool, "p_life", "p_death", "months_estimate"}."""
@@ -469,41 +353,6 @@ class TermModel:
             "months_estimate": estimate,
         }
 
-    def save(self, directory: str | os.PathLike[str]) -> Path:
-        path = Path(directory)
-        path.mkdir(parents=True, exist_ok=True)
-        for name in TERM_PARTS:
-            getattr(self, name).save(path / name)
-        manifest = {
-            "format": TERM_FORMAT,
-            "format_version": FORMAT_VERSION,
-            "parts": {name: getattr(self, name).model_id for name in TERM_PARTS},
-            "threshold": self.threshold,
-            "metadata": self.metadata,
-            "model_id": self.model_id,
-        }
-        _write_atomic(path / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1).encode())
-        return path
-
     @classmethod
-    def load(cls, directory: str | os.PathLike[str], *, expected_id: str | None = None) -> TermModel:
-        path = Path(directory)
-        try:
-            manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ModelIntegrityError(f"{path / MANIFEST}: {exc}") from exc
-        if not isinstance(manifest, dict) or manifest.get("format") != TERM_FORMAT:
-            raise ModelIntegrityError(f"{path}: not a {TERM_FORMAT} artefact")
-        if manifest.get("format_version") != FORMAT_VERSION:
-            raise ModelIntegrityError(f"{path}: format version {manifest.get('format_version')!r} unsupported")
-        parts = manifest.get("parts") or {}
-        loaded = {name: LinearTextModel.load(path / name, expected_id=parts.get(name)) for name in TERM_PARTS}
-        try:
-            model = cls(**loaded, threshold=manifest["threshold"], metadata=manifest.get("metadata") or {})
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelIntegrityError(f"{path}: malformed artefact: {exc}") from exc
-        if model.model_id != manifest.get("model_id"):
-            raise ModelIntegrityError(f"{path}: content does not match model_id (modified artefact)")
-        if expected_id is not None and model.model_id != expected_id:
-            raise ModelIntegrityError(f"{path}: model_id {model.model_id} is not the expected {expected_id}")
-        return model
+    def _from_stored(cls, manifest: dict[str, Any], arrays: dict, parts: dict[str, LinearTextModel]) -> TermModel:
+        return cls(**parts, threshold=manifest["threshold"], metadata=manifest.get("metadata") or {})
