@@ -383,7 +383,7 @@ class LLMPlanner:
 
 
 class AgenticResearcher:
-    """A drop-in for pipeline.research: the planner loop. Call signature as pipeline.research."""
+    """A drop-in for the Researcher (stages.researcher.research): the planner loop, with the same call signature."""
 
     def __init__(self, planner: Planner, *, agentic: AgenticParams = AgenticParams(), defendant: str = "",
                  progress: Callable[[str, dict], None] | None = None):
