@@ -36,7 +36,14 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from training.text_models import reliability
-from worker.agents.models.verifier import FEATURE_NAMES, ChecklistVerifier, FactsView, grams, item_content, pair_features
+from worker.agents.models.verifier import (
+    FEATURE_NAMES,
+    ChecklistVerifier,
+    FactsView,
+    grams,
+    item_content,
+    pair_features,
+)
 
 LEXICAL_RULE = 0.5  # the rule-based verifier's best-sentence share
 

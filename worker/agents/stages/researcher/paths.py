@@ -197,8 +197,8 @@ class FlatPath(RetrievalPath):
     def find(self, q: Query) -> Iterator[Found]:
         k = q.params.k
         yield Cases(q.retriever.flat_cases(q.focus, k))
-        fused = retrieval.fuse(dict(q.retriever.articles_sparse(q.focus, k)), dict(q.retriever.articles_dense(q.focus, k)),
-                               alpha=q.params.alpha)
+        sparse, dense = dict(q.retriever.articles_sparse(q.focus, k)), dict(q.retriever.articles_dense(q.focus, k))
+        fused = retrieval.fuse(sparse, dense, alpha=q.params.alpha)
         for pk, score in retrieval.top(fused.items(), k):
             yield Hit(path=self.name, kind="article", pk=pk, score=round(score, 6))
             yield Articles([pk])
@@ -210,7 +210,9 @@ def _cite_shares(cases, floor: float = 0.05) -> dict[int, float]:
     for case in cases:
         for pk in set(case.article_pks):
             counts[pk] = counts.get(pk, 0) + 1
-    return {pk: round(n / len(cases), 4) for pk, n in sorted(counts.items()) if n / len(cases) >= floor} if cases else {}
+    if not cases:
+        return {}
+    return {pk: round(n / len(cases), 4) for pk, n in sorted(counts.items()) if n / len(cases) >= floor}
 
 
 def _most_cited(cases, n: int) -> list[int]:
@@ -240,7 +242,8 @@ def _community_choice(q: Query) -> list[tuple[int, float]]:
 def _selected_cases(q: Query) -> list[tuple[int, float]]:
     """The precedents the model keeps of the semantic path's ``2k`` candidates (none is a valid answer; no
     answer leaves the similarity ranking)."""
-    candidates = [(pk, score) for pk, score in q.retriever.similar_cases(q.query_text, 2 * q.params.k) if not q.is_self(pk)]
+    similar = q.retriever.similar_cases(q.query_text, 2 * q.params.k)
+    candidates = [(pk, score) for pk, score in similar if not q.is_self(pk)]
     found = {n.pk: n for n in q.graph.cases(pk for pk, _score in candidates)}
     nodes = [found[pk] for pk, _score in candidates if pk in found]
     selected = q.select_cases(q.focus, nodes) if nodes else []
