@@ -20,7 +20,8 @@ def run(ctx: Context) -> list[dict]:
     from apps.graph.retriever import DbRetriever
     from apps.judging.services import statistical_strategy
     from apps.graph.store import AgeGraphStore
-    from worker.agents.pipeline import Params, research
+    from worker.agents.pipeline import Params
+    from worker.agents.stages.researcher import research
     from worker.agents.types import CaseInput
 
     strategy, graph, retriever, params = statistical_strategy(), AgeGraphStore(), DbRetriever(), Params()

@@ -12,7 +12,7 @@ rule, apps/evaluation/metrics.py):
   + agreement    a further charge also needs the charge classifier's probability >= 0.5 (a62386e).
 
 With ``--recheck-elements`` every audited article's items are first checked again by the current element
-check (worker/agents/elements.py) on the defendant's focused facts, so that a change of the element check
+check (worker/agents/stages/auditor/elements.py) on the defendant's focused facts, so that a change of the element check
 can be measured on stored bundles before a full evaluation:
 
     DB_NAME=lextrace_bench python scripts/decision_replay.py RUN --recheck-elements
@@ -66,7 +66,7 @@ def decide(bundle: Bundle, *, fallback: bool, agree: float) -> list[str] | None:
 def recheck(bundle: Bundle, facts: str) -> Bundle:
     """The bundle with each item's support decided again by the current element check."""
     from apps.judging.services import element_checker
-    from worker.agents.features import focus_facts
+    from worker.agents.stages.focus import focus_facts
 
     focus = focus_facts(facts, bundle.defendant, list(bundle.case.defendants))
     bundle = copy.deepcopy(bundle)

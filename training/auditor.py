@@ -7,14 +7,14 @@ the out-of-fold classifiers and leave-one-out retrieval, and every in-force cand
 defendant became one row::
 
     {"case": id, "defendant": name, "article": key, "label": 1 if the article is a gold article,
-     "group": the case's rarest gold charge, "signals": {...worker.agents.signals...}}
+     "group": the case's rarest gold charge, "signals": {...worker.agents.stages.auditor.signals...}}
 
 The model (``--kind``) is gradient-boosted regression trees on the signals (the default: on the
 development split's rows it decides better than the linear model, docs/RESULTS.md) or a logistic regression on
 the standardised signals. Rows are weighted so that every charge weighs the same in total (1 / the number of sampled cases of the case's rarest gold charge): the
 evaluation sets, and the long tail a court needs help with, are near-uniform over charges while the
 corpus is not. A fifth of the cases is held out (by a hash of the id) and measures the fitted Auditor and
-the active one alike, for the promotion gate. The two thresholds (worker/agents/auditor_model.py) are
+the active one alike, for the promotion gate. The two thresholds (worker/agents/models/auditor.py) are
 chosen on the weighted training rows (for the trees, on out-of-fold probabilities: five folds by case),
 by the exact-set accuracy of the articles each case would get: an article passes at P >= threshold when
 one of its items is supported, the best passing article is always cited, a further one at P >=
@@ -37,8 +37,8 @@ from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 
 from training.trees import ensemble_of
-from worker.agents.auditor_model import ArticleAuditor
-from worker.agents.signals import FEATURES, GROUPS
+from worker.agents.models.auditor import ArticleAuditor
+from worker.agents.stages.auditor.signals import FEATURES, GROUPS
 
 THRESHOLDS = tuple(round(x, 2) for x in np.arange(0.05, 0.96, 0.05))
 KINDS = ("boosted", "logistic")
@@ -155,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--baseline", type=Path, metavar="DIR",
                         help="an Auditor artefact (the active one) to evaluate on the same rows, for the promotion gate")
     parser.add_argument("--without", action="append", default=[], metavar="GROUP",
-                        help="leave out a kind of evidence (a key of worker.agents.signals.GROUPS); repeatable")
+                        help="leave out a kind of evidence (a key of stages.auditor.signals.GROUPS); repeatable")
     args = parser.parse_args(argv)
     rows = load_rows(args.rows)
     dropped = {f for g in args.without for f in GROUPS[g]}

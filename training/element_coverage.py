@@ -16,7 +16,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from worker.agents.elements import ElementChecker
+from worker.agents.stages.auditor.elements import ElementChecker
 
 SPECIFIC_PART_FROM = 102
 

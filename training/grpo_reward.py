@@ -7,7 +7,7 @@ Components, each in [0, 1]:
 
 - accuracy: the judgment reached from the planner's evidence against the gold labels:
   0.5 · charge F1 + 0.3 · article F1 + 0.2 · term closeness, where term closeness is
-  1 − min(1, |PSI(predicted) − PSI(gold)| / max(PSI(gold), 30)) (worker.agents.priors). No
+  1 − min(1, |PSI(predicted) − PSI(gold)| / max(PSI(gold), 30)) (worker.agents.models.priors). No
   judgment (the planner found nothing the Auditor verified) scores 0.
 - alignment: agreement with a reference trajectory (an approved run's planner steps):
   0.7 · LCS(action sequence) / max(len) + 0.3 · mean best query similarity (character-bigram
@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+from worker.agents.models.priors import psi, sentence_of
 from worker.agents.numerals import article_label
-from worker.agents.priors import psi, sentence_of
 
 SEARCHES = ("search_statutes", "search_interpretations", "search_precedents")
 

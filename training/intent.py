@@ -31,7 +31,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from worker.agents.retrieval import INTENTS
+from worker.agents.stages.researcher.retrieval import INTENTS
 
 _SENTENCE = re.compile(r"[^。；;！？!?\n]+[。；;！？!?]?")
 _PENALTY = re.compile(r"处.{0,20}?(?:有期徒刑|拘役|管制|罚金|死刑|无期徒刑)|依照.{0,30}?(?:处罚|定罪)|并处|没收财产")

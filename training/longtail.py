@@ -36,7 +36,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 
 from training.text_models import _vocab_list, _sample, platt
-from worker.agents.textmodel import LinearTextModel, terms
+from worker.agents.models.textmodel import LinearTextModel, terms
 
 Tokens = Sequence[str]
 

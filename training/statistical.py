@@ -51,10 +51,11 @@ from training.intent import intent_examples
 from training.longtail import DEFAULTS as LONGTAIL, article_documents, charge_documents, fit_longtail, legal_texts
 from training.term import ADJUSTMENT, FOLDS as TERM_FOLDS, contexts as term_contexts, fit_adjustment, legal_context
 from training.verifier import Structure, VerifierEvaluator, build_pairs, fit_verifier
-from worker.agents.features import extract_features
-from worker.agents.sentencing import SENTENCING_FEATURES, term_inputs
-from worker.agents.textmodel import LinearTextModel, TermModel, jsonable
-from worker.agents.verifier import ChecklistVerifier
+from worker.agents.models.artefact import jsonable
+from worker.agents.models.sentencing import SENTENCING_FEATURES, term_inputs
+from worker.agents.models.textmodel import LinearTextModel, TermAdjustment, TermModel
+from worker.agents.models.verifier import ChecklistVerifier
+from worker.agents.stages.features import extract_features
 
 MODEL_NAMES = ("charges", "articles", "term")
 STRUCTURE_MODELS = ("verifier", "intent")  # need the statutes and checklists
@@ -301,7 +302,7 @@ def train_all(
             te = [i for i in np.flatnonzero(held) if gold[i] is not None]
             meta = meta_for(name, [cases[i]["id"] for i in tr], [cases[i]["id"] for i in te])
             meta["inputs"] = "sentencing.term_inputs: facts + charge markers + circumstance markers"
-            # The gold charges and the facts' circumstances as marker terms (worker/agents/sentencing.py).
+            # The gold charges and the facts' circumstances as marker terms (worker/agents/models/sentencing.py).
             term_tokens = {i: term_inputs(list(tokens[i]), sorted(charge_labels(cases[i])),
                                           [label for _, label in extract_features(cases[i].get("fact") or "").labels()])
                            for i in tr + te}
@@ -329,7 +330,7 @@ def train_all(
             term_meta["decision_rule"] = "death if p_death>=0.5 and >=p_life; else life if p_life>=0.5; else months"
             term_meta["adjustment"] = {"trees": dict(ADJUSTMENT), "features": ["months_log", *SENTENCING_FEATURES]}
             model = TermModel(months=months, life=parts["life"], death=parts["death"], metadata=term_meta,
-                              adjust=adjust, adjust_features=SENTENCING_FEATURES)
+                              adjust=TermAdjustment(features=SENTENCING_FEATURES, trees=adjust))
             fit_s = time.perf_counter() - started
             evaluator = TermEvaluator(_subset(inputs, te), _subset(gold, te), name=name, contexts=[context[i] for i in te])
             metrics = evaluate(evaluator, model)

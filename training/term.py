@@ -2,9 +2,9 @@
 
 The linear months model (training/text_models.py, Ridge on log1p of the months over the words and the
 charge and circumstance markers) shrinks towards the middle: on the development split its estimates for
-terms of 3–10 years averaged 2 years. The adjustment (worker/agents/textmodel.py TermModel, worker/agents/
+terms of 3–10 years averaged 2 years. The adjustment (worker/agents/models/textmodel.py TermModel, worker/agents/
 trees.py) reads log1p of that estimate, computed out of fold for every training case, beside the facts a
-sentence turns on (worker/agents/sentencing.py SENTENCING_FEATURES: the amount against the charge's
+sentence turns on (worker/agents/models/sentencing.py SENTENCING_FEATURES: the amount against the charge's
 standards in the interpretations, the drug weight, the statutory range of the charge's articles, the
 circumstances), and is fitted to the absolute error of log1p(months): the term's MAE is what is reported.
 Chosen on the development split (docs/RESULTS.md): with the gold charges, MAE 15.8 → 14.7 months.
@@ -22,9 +22,9 @@ from sklearn.ensemble import GradientBoostingRegressor
 from training.longtail import statute_charges_of
 from training.text_models import fit_regression
 from training.trees import ensemble_of
-from worker.agents.amounts import Standard, standards
-from worker.agents.sentencing import SENTENCING_FEATURES, StatutoryRange, sentencing_features, statutory_range
-from worker.agents.trees import TreeEnsemble
+from worker.agents.stages.auditor.amounts import Standard, standards
+from worker.agents.models.sentencing import SENTENCING_FEATURES, StatutoryRange, sentencing_features, statutory_range
+from worker.agents.models.trees import TreeEnsemble
 
 ADJUSTMENT = {"loss": "absolute_error", "n_estimators": 300, "max_depth": 3, "learning_rate": 0.05,
               "min_samples_leaf": 40, "subsample": 0.8}

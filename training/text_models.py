@@ -31,7 +31,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression, Ridge
 
-from worker.agents.textmodel import LinearTextModel, TermModel, sigmoid, terms
+from worker.agents.models.textmodel import LinearTextModel, TermModel, sigmoid, terms
 
 EQUIVALENCE_ATOL = 1e-6
 

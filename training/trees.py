@@ -1,4 +1,4 @@
-"""Fitted scikit-learn gradient boosting as worker.agents.trees.TreeEnsemble arrays, checked to agree."""
+"""Fitted scikit-learn gradient boosting as worker.agents.models.trees.TreeEnsemble arrays, checked to agree."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from worker.agents.trees import LEAF, TreeEnsemble
+from worker.agents.models.trees import LEAF, TreeEnsemble
 
 
 def ensemble_of(gb, X_check: np.ndarray, raw: Callable[[np.ndarray], np.ndarray], *, atol: float = 1e-6) -> TreeEnsemble:

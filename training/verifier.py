@@ -1,4 +1,4 @@
-"""Train the checklist-item verifier by weak supervision (worker/agents/verifier.py holds the features).
+"""Train the checklist-item verifier by weak supervision (worker/agents/models/verifier.py holds the features).
 
 Pairs (facts, checklist item) of a precedent are labelled:
   satisfied      every item of every article the precedent cites;
@@ -36,7 +36,14 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from training.text_models import reliability
-from worker.agents.verifier import FEATURE_NAMES, ChecklistVerifier, FactsView, grams, item_content, pair_features
+from worker.agents.models.verifier import (
+    FEATURE_NAMES,
+    ChecklistVerifier,
+    FactsView,
+    grams,
+    item_content,
+    pair_features,
+)
 
 LEXICAL_RULE = 0.5  # the rule-based verifier's best-sentence share
 

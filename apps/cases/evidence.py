@@ -165,7 +165,7 @@ def _hit_row(hit: Hit, look: _Lookup) -> dict:
 def _severity(term: Term | None, sentencing: dict) -> dict:
     """The Punishment Severity Index of the predicted term, and the one the authoritative similar
     precedents point to (agentic mode), both also as months of unsuspended imprisonment."""
-    from worker.agents.priors import psi, psi_months, sentence_of
+    from worker.agents.models.priors import psi, psi_months, sentence_of
 
     out: dict = {}
     sentence = sentence_of(term) if term is not None else None

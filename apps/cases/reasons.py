@@ -84,7 +84,7 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
 
 
 # The kinds of evidence the Auditor weighs, as a reader names them. The learned Auditor reports its
-# contributions by group (worker/agents/signals.GROUPS) or by signal (signals.FEATURES); both spellings
+# contributions by group (worker/agents/stages/auditor/signals.GROUPS) or by signal (signals.FEATURES); both spellings
 # are here, so a stored bundle of either kind reads the same. A name not listed is shown as it is.
 _CHARGE = gettext_lazy("charge classifier")
 _ARTICLE = gettext_lazy("article classifier")

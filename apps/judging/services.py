@@ -14,10 +14,10 @@ from functools import lru_cache
 from apps.corpus.search_service import legal_tokenizer
 from apps.graph.retriever import DbRetriever
 from apps.graph.store import AgeGraphStore
-from worker.agents.amounts import standards
-from worker.agents.elements import ElementChecker
 from worker.agents.names import MODES, STRATEGIES
 from worker.agents.pipeline import Params, adjudicate_case
+from worker.agents.stages.auditor.amounts import standards
+from worker.agents.stages.auditor.elements import ElementChecker
 from worker.agents.strategies.base import Strategy
 from worker.agents.strategies.registry import STRATEGY_CLASSES
 from worker.agents.strategies.statistical import StatisticalStrategy
@@ -75,7 +75,7 @@ def element_checker() -> ElementChecker:
 
 
 def amount_standards() -> dict[int, dict]:
-    """Article pk → the amount standards its linked interpretations set (worker/agents/amounts.py)."""
+    """Article pk → the amount standards its linked interpretations set (worker/agents/stages/auditor/amounts.py)."""
     from apps.corpus.models import Interpretation
 
     texts: dict[tuple[int, int], list[str]] = {}

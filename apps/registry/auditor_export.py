@@ -5,7 +5,7 @@ paths against the live graph and indexes, the element check), with two differenc
 honest: the charge and article classifiers are the out-of-fold models that never saw the case
 (training.statistical writes them under ``<out>/folds``), and retrieval is leave-one-out (the case's own
 precedent and the records merged into it are never retrieved). Each in-force candidate article becomes
-one row of worker.agents.signals signals with its label (a gold article of the case, or of the
+one row of worker.agents.stages.auditor.signals signals with its label (a gold article of the case, or of the
 defendant where the corpus labels defendants). training/auditor.py fits the Auditor on them.
 
 The sample takes at most ``per_charge`` cases per charge (by each case's first charge, in a seeded
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from django.db import close_old_connections, connections
 
-from worker.agents.textmodel import LinearTextModel
+from worker.agents.models.textmodel import LinearTextModel
 from worker.agents.types import CaseInput
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,7 @@ class _FoldStrategies:
     """One statistical strategy per fold: that fold's classifiers, the run's verifier and intent models."""
 
     def __init__(self, out: Path):
-        from worker.agents.verifier import ChecklistVerifier
+        from worker.agents.models.verifier import ChecklistVerifier
 
         self.out = Path(out)
         self.shared = {}

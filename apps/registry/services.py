@@ -11,9 +11,9 @@ from django.db import transaction
 
 from apps.audit.services import audit_append
 from apps.registry.models import ModelVersion
-from worker.agents.auditor_model import ArticleAuditor
-from worker.agents.textmodel import LinearTextModel, TermModel
-from worker.agents.verifier import ChecklistVerifier
+from worker.agents.models.auditor import ArticleAuditor
+from worker.agents.models.textmodel import LinearTextModel, TermModel
+from worker.agents.models.verifier import ChecklistVerifier
 
 LOADERS = {ModelVersion.Kind.CHARGES: LinearTextModel, ModelVersion.Kind.ARTICLES: LinearTextModel,
            ModelVersion.Kind.TERM: TermModel, ModelVersion.Kind.VERIFIER: ChecklistVerifier,

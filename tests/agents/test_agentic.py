@@ -238,7 +238,7 @@ def test_the_agentic_core_imports_no_django_celery_or_torch():
     import subprocess
     import sys
 
-    code = ("import sys, worker.agents.agentic, worker.agents.priors, worker.agents.prompts.planner; "
+    code = ("import sys, worker.agents.agentic, worker.agents.models.priors, worker.agents.prompts.planner; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('django', 'celery', 'torch', 'apps')]; "
             "print(bad); sys.exit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)

@@ -7,13 +7,13 @@ import pytest
 
 from training.auditor import decide, fit_auditor, main as auditor_main, row_weights
 from worker.agents import reasons
-from worker.agents.amounts import largest_amount, standards
-from worker.agents.auditor_model import ArticleAuditor
-from worker.agents.elements import ElementChecker
 from worker.agents.graph_types import ChecklistEntry
+from worker.agents.models.artefact import ModelIntegrityError
+from worker.agents.models.auditor import ArticleAuditor
+from worker.agents.stages.auditor.amounts import largest_amount, standards
+from worker.agents.stages.auditor.elements import ElementChecker
+from worker.agents.stages.auditor.signals import FEATURES, GROUPS, Ranking, article_signals, cosine, path_votes
 from worker.agents.strategies.statistical import StatisticalStrategy
-from worker.agents.signals import FEATURES, GROUPS, Ranking, article_signals, cosine, path_votes
-from worker.agents.textmodel import ModelIntegrityError
 from worker.agents.types import ArticleAudit, Hit, ItemVerdict, Research
 
 THEFT = "2018年5月1日，被告人张某在某商场盗走手机一部，价值3000元。"

@@ -32,7 +32,8 @@ def test_the_offence_date_is_the_first_date_not_of_a_former_conviction():
 def test_the_verified_judgment_names_its_charges_as_on_the_offence_date():
     from dataclasses import replace
 
-    from worker.agents.pipeline import Params, adjudicate, verify_judgment
+    from worker.agents.pipeline import Params, adjudicate
+    from worker.agents.stages.verification import verify_judgment
     from worker.agents.strategies.statistical import StatisticalStrategy
     from worker.agents.testing.fixtures import FixedProbabilities, tiny_legal_graph
     from worker.agents.testing.memory_retriever import InMemoryRetriever

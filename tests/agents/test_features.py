@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from worker.agents.features import CaseFeatures, FeatureLexicon, extract_features, focus_facts
+from worker.agents.stages.features import CaseFeatures, FeatureLexicon, extract_features
+from worker.agents.stages.focus import focus_facts
 
 SHARED = Path(os.environ.get("LEXTRACE_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
 

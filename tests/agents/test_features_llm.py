@@ -4,9 +4,8 @@ import json
 
 import pytest
 
-from worker.agents.features import LexiconFeatureExtractor
-from worker.agents.features_llm import LLMFeatureExtractor
 from worker.agents.llm import LLMClient
+from worker.agents.stages.features import LexiconFeatureExtractor, LLMFeatureExtractor
 from worker.agents.testing.stub_server import StubServer
 
 

@@ -8,7 +8,8 @@ from worker.agents.testing.fixtures import tiny_legal_graph
 from worker.agents.llm import LLMClient
 from worker.agents.testing.stub_server import StubServer
 from worker.agents.testing.memory_retriever import InMemoryRetriever
-from worker.agents.pipeline import Params, research
+from worker.agents.pipeline import Params
+from worker.agents.stages.researcher import research
 from worker.agents.prompts.expansion import EXPANSION_STAGE, SCHEMA, clean_keywords, expansion_messages
 from worker.agents.strategies.llm import LLMStrategy
 

@@ -8,7 +8,8 @@ import pytest
 
 from worker.agents.testing.fixtures import FixedProbabilities, tiny_legal_graph
 from worker.agents.testing.memory_retriever import InMemoryRetriever
-from worker.agents.pipeline import ABLATIONS, Params, adjudicate, adjudicate_case, verify_judgment
+from worker.agents.pipeline import ABLATIONS, Params, adjudicate, adjudicate_case
+from worker.agents.stages.verification import verify_judgment
 from worker.agents.strategies.statistical import StatisticalStrategy
 from worker.agents.types import CaseInput, Judgment, Status
 
@@ -146,7 +147,7 @@ def test_the_statistical_pipeline_is_deterministic(graph):
 
 def test_importing_the_reasoning_core_loads_no_django_celery_or_torch():
     code = ("import sys, worker.agents.pipeline, worker.agents.strategies.statistical, worker.agents.llm, "
-            "worker.agents.prompts, worker.agents.testing.memory_store, worker.agents.testing.memory_retriever, worker.agents.features; "
+            "worker.agents.prompts, worker.agents.testing.memory_store, worker.agents.testing.memory_retriever, worker.agents.stages.features; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('django', 'celery', 'torch', 'apps')]; "
             "print(bad); sys.exit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

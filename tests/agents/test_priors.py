@@ -1,6 +1,6 @@
 """Precedent priors: court authority and the Punishment Severity Index, on hand-computed sentences.
 
-Every expected value below is worked out by hand from the formula in worker/agents/priors.py:
+Every expected value below is worked out by hand from the formula in worker/agents/models/priors.py:
 PSI = months × 30 × type coefficient × suspension factor + 30 × log2(1 + fine / 1000)
       + 0.1 × rights months × 30 (+ 90 for confiscation).
 """
@@ -10,7 +10,7 @@ import math
 import pytest
 
 from worker.agents.graph_types import CaseNode, Term
-from worker.agents.priors import (
+from worker.agents.models.priors import (
     Sentence,
     authority,
     psi,

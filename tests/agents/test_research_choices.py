@@ -8,7 +8,8 @@ from worker.agents.testing.fixtures import tiny_legal_graph
 from worker.agents.llm import LLMClient
 from worker.agents.testing.stub_server import StubServer
 from worker.agents.testing.memory_retriever import InMemoryRetriever
-from worker.agents.pipeline import Params, adjudicate, research
+from worker.agents.pipeline import Params, adjudicate
+from worker.agents.stages.researcher import research
 from worker.agents.tools.replay import RecordedReplies
 from worker.agents.strategies.llm import LLMStrategy
 from worker.agents.types import CaseInput

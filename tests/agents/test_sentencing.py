@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from worker.agents.testing.fixtures import tiny_legal_graph
 from worker.agents.graph_types import Term
-from worker.agents.pipeline import verify_judgment
-from worker.agents.sentencing import Ceiling, StatutoryRange, cap_term, ceiling_for, statutory_range
+from worker.agents.models.sentencing import Ceiling, StatutoryRange, cap_term, ceiling_for, statutory_range
+from worker.agents.stages.verification import verify_judgment
+from worker.agents.testing.fixtures import tiny_legal_graph
 from worker.agents.types import Judgment, Status
 
 DEMO_STATUTES = Path(__file__).resolve().parents[2] / "apps" / "corpus" / "demo" / "statutes.jsonl"

@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from worker.agents.textmodel import LinearTextModel, ModelIntegrityError, TermModel, terms
+from worker.agents.models.artefact import ModelIntegrityError
+from worker.agents.models.textmodel import LinearTextModel, TermModel, terms
 
 # A tiny corpus of four tokenized facts, and a vocabulary with smoothed idf
 # computed by hand: idf(t) = ln((1 + n) / (1 + df(t))) + 1 with n = 4.

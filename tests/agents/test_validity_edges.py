@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from tests.agents.test_pipeline import THEFT, FakeChargeModel
 from worker.agents.testing.fixtures import tiny_legal_graph
 from worker.agents.testing.memory_retriever import InMemoryRetriever
-from worker.agents.pipeline import adjudicate, verify_judgment
+from worker.agents.pipeline import adjudicate
+from worker.agents.stages.verification import verify_judgment
 from worker.agents.strategies.statistical import StatisticalStrategy
 from worker.agents.types import CaseInput, Judgment, Status
 

@@ -7,7 +7,8 @@ import pytest
 
 from training.devsplit import dev_split_ids, main as devsplit_main
 from training.longtail import article_documents, charge_documents, fit_longtail, legal_texts, statute_charges_of
-from worker.agents.textmodel import LinearTextModel, ModelIntegrityError, terms
+from worker.agents.models.artefact import ModelIntegrityError
+from worker.agents.models.textmodel import LinearTextModel, terms
 
 STATUTES = [
     {"number": 264, "sub": 0, "key": "264", "label": "第二百六十四条", "text": "盗窃公私财物，数额较大的，处三年以下有期徒刑",
@@ -120,7 +121,7 @@ def test_the_dev_split_command_writes_the_records(tmp_path):
 
 def test_element_coverage_counts_own_and_other_articles():
     from training.element_coverage import coverage
-    from worker.agents.elements import ElementChecker
+    from worker.agents.stages.auditor.elements import ElementChecker
 
     checklists = {264: ["是否秘密窃取公私财物"], 263: ["是否以暴力、胁迫或者其他方法劫取公私财物"]}
     checker = ElementChecker.from_items([q for v in checklists.values() for q in v], tokenize=lambda t: [t])

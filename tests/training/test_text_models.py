@@ -22,7 +22,7 @@ from training.text_models import (
     platt,
     reliability,
 )
-from worker.agents.textmodel import LinearTextModel, TermModel
+from worker.agents.models.textmodel import LinearTextModel, TermModel
 
 KEYWORDS = {
     "盗窃罪": ["秘密", "窃取", "盗走"],

@@ -9,11 +9,11 @@ from training.intent import general_part_intents, intent_examples, specific_part
 from training.text_models import fit_multilabel
 from training.verifier import Structure, VerifierEvaluator, build_pairs, fit_verifier
 from worker.agents.graph_types import ChecklistEntry
-from worker.agents.retrieval import IntentClassifier, rerank_by_intent
+from worker.agents.models.artefact import ModelIntegrityError
+from worker.agents.models.verifier import FEATURE_NAMES, ChecklistVerifier
+from worker.agents.stages.researcher.retrieval import IntentClassifier, rerank_by_intent
 from worker.agents.strategies.statistical import StatisticalStrategy
-from worker.agents.textmodel import ModelIntegrityError
 from worker.agents.types import ArticleAudit
-from worker.agents.verifier import FEATURE_NAMES, ChecklistVerifier
 
 SECTION = "第五章 侵犯财产罪"
 STATUTES = [

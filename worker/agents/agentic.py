@@ -10,7 +10,7 @@ aimed at that source. Each search is a hybrid retrieval with reranking:
   of the articles the dense retriever finds for the query, intent-reranked; every hit
   brings the articles it interprets;
 - precedents: similar cases in the ontology space (and, for an offence named in the query,
-  its cases scored against the query), reranked by court authority (worker.agents.priors).
+  its cases scored against the query), reranked by court authority (worker.agents.models.priors).
 
 The loop is capped in steps (``max_steps``) and planner LLM calls (``max_planner_calls``);
 an empty query, an unknown action or a search already made is refused and recorded, never
@@ -30,12 +30,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from worker.agents import retrieval
 from worker.agents.graph_types import ArticleNode
-from worker.agents.pipeline import Params, _is_candidate, _key, adjudicate
+from worker.agents.models.priors import authority, rank_for_sentencing, sentencing_reference
+from worker.agents.pipeline import Params, adjudicate
 from worker.agents.ports import GraphStore, Retriever
-from worker.agents.priors import authority, rank_for_sentencing, sentencing_reference
 from worker.agents.prompts.planner import ACTIONS, PLANNER_PROMPT_VERSION, PLANNER_STAGE, SCHEMA, planner_messages
+from worker.agents.stages.auditor import key_of
+from worker.agents.stages.researcher import is_candidate, retrieval
 from worker.agents.strategies.statistical import StatisticalStrategy, names_match
 from worker.agents.types import ArticleAudit, Bundle, CaseInput, Hit, PlanStep, Research
 
@@ -176,7 +177,7 @@ class Sources:
         self.rerank_kwargs = {"classifier": intents} if intents is not None else {}
 
     def _add_article(self, pk: int, score: float, source: str) -> None:
-        if _is_candidate(self.state.node(pk), self.params):
+        if is_candidate(self.state.node(pk), self.params):
             self.state.articles[pk] = max(self.state.articles.get(pk, 0.0), score)
             self.state.article_sources.setdefault(pk, set()).add(source)
 
@@ -299,7 +300,7 @@ class StatisticalPlanner:
         items = state.graph.checklist(article_pk)
         if not items:
             return None
-        stub = ArticleAudit(article_pk=article_pk, key=_key(node), label=node.label, charges=list(node.charges),
+        stub = ArticleAudit(article_pk=article_pk, key=key_of(node), label=node.label, charges=list(node.charges),
                             version_pk=None, text="", in_force=True)
         verdicts = self.checker.verify_items(state.focus, stub, items)
         return [v.question.replace("是否", "") for v in verdicts if not v.satisfied]
@@ -382,7 +383,7 @@ class LLMPlanner:
 
 
 class AgenticResearcher:
-    """A drop-in for pipeline.research: the planner loop. Call signature as pipeline.research."""
+    """A drop-in for the Researcher (stages.researcher.research): the planner loop, with the same call signature."""
 
     def __init__(self, planner: Planner, *, agentic: AgenticParams = AgenticParams(), defendant: str = "",
                  progress: Callable[[str, dict], None] | None = None):

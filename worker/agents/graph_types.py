@@ -71,7 +71,7 @@ class CaseNode:
     term: Term | None = None
     court_level: str = ""
     features: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False, compare=False)
-    # What the Punishment Severity Index (worker.agents.priors) needs beyond the term, when known.
+    # What the Punishment Severity Index (worker.agents.models.priors) needs beyond the term, when known.
     term_kind: str = ""  # 有期徒刑, 拘役, 管制, … ("" unknown)
     suspended: bool | None = None
     fine: int | None = None  # yuan

@@ -15,7 +15,7 @@ ITEM_FEATURE_MATCH = "item.feature_match"  # features: abstract features of the 
 ITEM_ANCHOR = "item.anchor"  # word: the item's most specific word occurs in the facts
 ITEM_NOT_SHOWN = "item.not_shown"  # share: the most of its terms any sentence holds
 # amount, tier, standard, source: the facts' largest sum reaches (or, below, misses) the lowest standard of
-# an amount tier the item names, as the article's interpretations set it (worker/agents/amounts.py)
+# an amount tier the item names, as the article's interpretations set it (worker/agents/stages/auditor/amounts.py)
 ITEM_AMOUNT_REACHED = "item.amount_reached"
 ITEM_AMOUNT_BELOW = "item.amount_below"
 ITEM_NOT_AN_ELEMENT = "item.not_an_element"  # the item is about the sentence or the classification

@@ -128,7 +128,7 @@ class ArticleAudit:
     passed: bool = False
     reason: str = ""
     why: dict = field(default_factory=dict)  # {"code": worker.agents.reasons.*, ...values}
-    # The statistical Auditor's evidence for this article (worker.agents.signals) and what each kind of it
+    # The statistical Auditor's evidence for this article (stages/auditor/signals.py) and what each kind of it
     # contributed to the decision's log-odds; empty for the LLM strategy.
     signals: dict[str, float] = field(default_factory=dict)
     contributions: dict[str, float] = field(default_factory=dict)

@@ -28,7 +28,7 @@ from lexlib.search.tokenize import Tokenizer
 from lexlib import clustering
 from apps.graph.models import CaseFeatures, Community, CommunityMembership, Feature, GraphBuild, Similarity
 from apps.graph.services.projection import graph_project_all, graph_sync
-from worker.agents.features import LexiconFeatureExtractor
+from worker.agents.stages.features import LexiconFeatureExtractor
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str], None] | None
@@ -94,7 +94,7 @@ def graph_build(*, k: int = DEFAULTS["k"], resolution: float = DEFAULTS["resolut
     """Full rebuild of the ontology graph and the AGE projection.
 
     ``extractor`` produces the ontology features (``.extract(text)``, ``.version``):
-    the statistical lexicon by default, or worker.agents.features_llm.LLMFeatureExtractor.
+    the statistical lexicon by default, or worker.agents.stages.features.LLMFeatureExtractor.
     """
     from apps.corpus.services.indexing import dense_index_from_vectors
 

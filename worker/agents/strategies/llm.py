@@ -12,7 +12,6 @@ checks the judgment like any other.
 from __future__ import annotations
 
 from worker.agents import reasons
-from worker.agents.features import CaseFeatures
 from worker.agents.graph_types import DIMENSIONS, ChecklistEntry, Term
 from worker.agents.llm import BudgetExceeded, LLMError, ModelOutputInvalid, ModelRequestRejected, ModelUnavailable
 from worker.agents.llm.jsonparse import JSONParseError, parse_json_strict
@@ -21,6 +20,7 @@ from worker.agents.ports import GraphStore
 from worker.agents.prompts import PROMPT_VERSION, build_prompt, extract_citations
 from worker.agents.prompts.blocks import sanitize_data
 from worker.agents.prompts.passages import article_ref, interpretation_passage
+from worker.agents.stages.features import CaseFeatures
 from worker.agents.strategies.base import Strategy
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
 

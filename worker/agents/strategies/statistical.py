@@ -1,14 +1,14 @@
 """The statistical strategy: every stage without an LLM, with transparent evidence.
 
-- focus: the sentences that concern the defendant (features.focus_facts);
+- focus: the sentences that concern the defendant (focus.focus_facts);
 - features: the lexicon extractor (features.extract_features);
 - pre-judged charges: the long-tail charge classifier's ``prejudge_k`` best labels (training/longtail.py);
   the Researcher's charge path anchors on them;
-- checklist items: the element check (worker/agents/elements.py) decides whether the facts show an
+- checklist items: the element check (worker/agents/stages/auditor/elements.py) decides whether the facts show an
   item and quotes the passage; the trained item verifier's probability, when one is active, is the
   verdict's score;
-- article decision: the learned Auditor (worker/agents/auditor_model.py) weighs the label-agnostic
-  signals of every candidate (worker/agents/signals.py: the classifiers, the legal texts, the Fact
+- article decision: the learned Auditor (worker/agents/models/auditor.py) weighs the label-agnostic
+  signals of every candidate (worker/agents/stages/auditor/signals.py: the classifiers, the legal texts, the Fact
   graph, each retrieval path, the checklist verdicts) into P(the article applies); an article passes
   when P reaches the Auditor's threshold *and* at least one of its items is supported; when none does, the
   most probable candidate with a shown element that defines a charge stands, and its reason says it was
@@ -34,18 +34,19 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from worker.agents import reasons
-from worker.agents.amounts import yuan_text
-from worker.agents.elements import ElementChecker
-from worker.agents.features import extract_features, focus_facts
 from worker.agents.graph_types import ChecklistEntry, Term
+from worker.agents.models.sentencing import sentencing_features, statutory_range, term_inputs
+from worker.agents.models.textmodel import sigmoid
+from worker.agents.models.verifier import FactsView
 from worker.agents.ports import GraphStore
-from worker.agents.retrieval import IntentClassifier
-from worker.agents.sentencing import sentencing_features, statutory_range, term_inputs
-from worker.agents.signals import Ranking, article_signals, cosine, path_votes
+from worker.agents.stages.auditor.amounts import yuan_text
+from worker.agents.stages.auditor.elements import ElementChecker
+from worker.agents.stages.auditor.signals import Ranking, article_signals, cosine, path_votes
+from worker.agents.stages.features import extract_features
+from worker.agents.stages.focus import focus_facts
+from worker.agents.stages.researcher.retrieval import IntentClassifier
 from worker.agents.strategies.base import Strategy
-from worker.agents.textmodel import sigmoid
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
-from worker.agents.verifier import FactsView
 
 PREJUDGE_K = 10  # charges the Researcher anchors on (chosen on the development split, docs/RESULTS.md)
 FALLBACK_THRESHOLD = 0.35  # without a trained Auditor: the strongest single evidence an article needs
@@ -236,7 +237,7 @@ class StatisticalStrategy(Strategy):
             on_decided(a)
 
     def signals(self, focus: str, articles: Sequence[ArticleAudit], research: Research, graph: GraphStore) -> list[dict]:
-        """The Auditor's evidence for each candidate (worker.agents.signals): also what training exports."""
+        """The Auditor's evidence for each candidate (stages/auditor/signals.py): also what training exports."""
         view = self._focus_view(focus)
         rule_sims = {a.article_pk: cosine(view["vector"], self._legal_vector(a, graph)) for a in articles}
         prejudged = [label for label, _ in research.prejudged]
@@ -349,7 +350,7 @@ class StatisticalStrategy(Strategy):
             context = sentencing_features(focus, charges=len(labels), ranges=[statutory_range(a.text) for a in articles],
                                           standards=found)
         t = self.term_model.predict(tokens, context) if context is not None else self.term_model.predict(tokens)
-        if isinstance(t, dict):  # worker.agents.textmodel.TermModel
+        if isinstance(t, dict):  # worker.agents.models.textmodel.TermModel
             t = Term(months=int(t["months"]), life=bool(t["life"]), death=bool(t["death"]))
         return t
 

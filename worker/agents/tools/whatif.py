@@ -21,8 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from worker.agents import reasons
-from worker.agents.pipeline import _Clock, number_evidence, prune, verify_judgment
 from worker.agents.ports import GraphStore
+from worker.agents.stages import StageClock
+from worker.agents.stages.adjudicator import judge
+from worker.agents.stages.auditor import prune
 from worker.agents.types import (
     Audit,
     Bundle,
@@ -134,8 +136,7 @@ def readjudicate(bundle: Bundle | dict, overrides: list[Override], *, strategy, 
     if not result.verified:
         out.judgment = Judgment(status=Status.INSUFFICIENT_EVIDENCE, message="no article applies after the reviewer's changes")
         return out
-    evidence = number_evidence(result, graph, excluded_interpretations=excluded)
-    judgment = _Clock(out.costs).stage("adjudicator", strategy, strategy.adjudicate, found.focus, result, found, evidence, graph)
-    out.judgment = verify_judgment(judgment, result, case)
+    out.judgment = judge(case, found.focus, result, found, strategy=strategy, graph=graph, clock=StageClock(out.costs),
+                         excluded_interpretations=excluded)
     out.llm_records = list(strategy.records)
     return out

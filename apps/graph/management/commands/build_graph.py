@@ -31,7 +31,7 @@ class Command(BaseCommand):
         extractor = None
         if features == "llm":
             from apps.judging.services import llm_client
-            from worker.agents.features_llm import LLMFeatureExtractor
+            from worker.agents.stages.features import LLMFeatureExtractor
 
             extractor = LLMFeatureExtractor(llm_client(per_case_budget=False))
         build = graph_build(k=k, resolution=resolution, seed=seed, dim=dim, extractor=extractor, progress=progress)

@@ -11,12 +11,10 @@ anything. An artefact is a directory::
     intercept.npy     (n_outputs,)             float64
     calibration.npy   (n_outputs, 2)           float64: slope, offset (multilabel)
 
-Arrays are read with ``allow_pickle=False``. Two hashes identify an artefact:
-``weights_sha256`` covers what determines the outputs (kind, labels,
-vocabulary, config, arrays) and ``model_id`` covers that plus the metadata
-(training-data and tokenizer fingerprints, metrics, creation time). Both are
-recomputed on load and a mismatch refuses the artefact, so edited weights or
-edited metrics cannot pass for the model that was evaluated.
+Identity, saving and loading are those of every artefact (worker/agents/models/artefact.py):
+``weights_sha256`` covers what determines the outputs (kind, labels, vocabulary,
+config, arrays) and ``model_id`` covers that plus the metadata; both are
+recomputed on load and a mismatch refuses the artefact.
 
 Features reproduce scikit-learn's ``TfidfVectorizer(sublinear_tf=True,
 norm="l2", smooth_idf=True)`` over the terms of :func:`terms`: tf = 1 + ln(count),
@@ -25,19 +23,15 @@ times idf, L2-normalised. Terms outside the vocabulary are ignored.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from worker.agents.jsonhash import canonical_json
+from worker.agents.models.artefact import Artefact, jsonable, sha256_json
+from worker.agents.models.trees import ARRAYS as TREE_ARRAYS, TreeEnsemble
 
 FORMAT = "lextrace.linear_text_model"
 FORMAT_VERSION = 1
@@ -50,11 +44,6 @@ TERM_FORMAT = "lextrace.term_model"
 TERM_PARTS = ("months", "life", "death")
 
 Label = str | int
-
-
-class ModelIntegrityError(ValueError):
-    """An artefact whose content does not match its recorded hashes, or is malformed."""
-
 
 CHAR_PREFIX = "#"
 
@@ -89,53 +78,7 @@ def sigmoid(z: np.ndarray) -> np.ndarray:
     return out
 
 
-def jsonable(obj: Any) -> Any:
-    """Plain JSON types from numpy scalars/arrays, tuples and Paths (metadata is stored as JSON)."""
-    if isinstance(obj, Mapping):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return jsonable(obj.tolist())
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, Path):
-        return str(obj)
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
-
-
-def _array_digest(a: np.ndarray) -> str:
-    a = np.ascontiguousarray(a)
-    h = hashlib.sha256()
-    h.update(f"{a.dtype.str};{list(a.shape)}\n".encode())
-    h.update(a.tobytes())
-    return h.hexdigest()
-
-
-# mkstemp creates 0600 files; artefacts are written by a training job and read
-# by the web and worker processes, which may run as other users.
-_FILE_MODE = 0o644
-
-
-def _write_atomic(path: Path, data: bytes | None = None, array: np.ndarray | None = None) -> None:
-    """Write bytes or one .npy array to a temporary file, then rename it into place."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if array is not None:
-                np.save(fh, array, allow_pickle=False)
-            else:
-                fh.write(data or b"")
-        os.chmod(tmp, _FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-class LinearTextModel:
+class LinearTextModel(Artefact):
     """TF-IDF + linear layer. ``kind`` is "multilabel" (one calibrated sigmoid per
     label) or "regression" (one output, optionally trained on log1p of the target).
 
@@ -143,6 +86,10 @@ class LinearTextModel:
     ``metadata["tokenizer"]["fingerprint"]``; another segmentation silently
     lowers accuracy, so callers should check it.
     """
+
+    FORMAT = FORMAT
+    MANIFEST = MANIFEST
+    ARRAYS = _ARRAYS
 
     def __init__(
         self,
@@ -212,27 +159,9 @@ class LinearTextModel:
         self._label_index = {lab: i for i, lab in enumerate(self.labels)}
 
     # ------------------------------------------------------------------ identity
-    @property
-    def weights_sha256(self) -> str:
-        """Hash of everything that determines the outputs (not the metadata)."""
-        return hashlib.sha256(canonical_json(self._weights_record())).hexdigest()
-
-    @property
-    def model_id(self) -> str:
-        """Hash of the whole artefact: weights plus metadata."""
-        record = {"weights_sha256": self.weights_sha256, "metadata": self.metadata}
-        return hashlib.sha256(canonical_json(record)).hexdigest()
-
-    def _weights_record(self) -> dict[str, Any]:
-        return {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "kind": self.kind,
-            "labels": self.labels,
-            "vocab": self.vocab,
-            "config": self.config,
-            "arrays": {name: _array_digest(getattr(self, name)) for name in _ARRAYS},
-        }
+    def _record(self) -> dict[str, Any]:
+        return {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": self.kind, "labels": self.labels,
+                "vocab": self.vocab, "config": self.config}
 
     @property
     def n_features(self) -> int:
@@ -353,82 +282,74 @@ class LinearTextModel:
         return [(self.vocab[idx[i]], float(contrib[i])) for i in order[:n] if contrib[i] > 0]
 
     # ------------------------------------------------------------------ storage
-    def manifest(self) -> dict[str, Any]:
-        record = self._weights_record()
-        record["weights_sha256"] = self.weights_sha256
-        record["metadata"] = self.metadata
-        record["model_id"] = self.model_id
-        return record
-
-    def save(self, directory: str | os.PathLike[str]) -> Path:
-        """Write the artefact into ``directory`` (created; existing files replaced)."""
-        path = Path(directory)
-        path.mkdir(parents=True, exist_ok=True)
-        for name in _ARRAYS:
-            _write_atomic(path / f"{name}.npy", array=getattr(self, name))
-        # The manifest last: a directory with a manifest is complete.
-        _write_atomic(path / MANIFEST, json.dumps(self.manifest(), ensure_ascii=False, indent=1).encode())
-        return path
-
     @classmethod
-    def load(cls, directory: str | os.PathLike[str], *, expected_id: str | None = None) -> LinearTextModel:
-        """Read an artefact written by :meth:`save`; verify its hashes (and ``expected_id`` if given)."""
-        path = Path(directory)
-        try:
-            manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ModelIntegrityError(f"{path / MANIFEST}: {exc}") from exc
-        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-            raise ModelIntegrityError(f"{path}: not a {FORMAT} artefact")
-        if manifest.get("format_version") != FORMAT_VERSION:
-            raise ModelIntegrityError(f"{path}: format version {manifest.get('format_version')!r} unsupported")
-        arrays = {}
-        for name in _ARRAYS:
-            try:
-                a = np.load(path / f"{name}.npy", allow_pickle=False)
-            except (OSError, ValueError) as exc:
-                raise ModelIntegrityError(f"{path / name}.npy: {exc}") from exc
+    def _from_stored(cls, manifest: dict[str, Any], arrays: dict[str, np.ndarray], parts: dict) -> LinearTextModel:
+        for name, a in arrays.items():
             if a.dtype != np.float64 and not (name == "coef" and a.dtype == np.float32):
-                raise ModelIntegrityError(f"{path / name}.npy: dtype {a.dtype}, expected float64")
-            arrays[name] = a
-        try:
-            model = cls(
-                kind=manifest["kind"],
-                vocab=manifest["vocab"],
-                labels=manifest["labels"] if manifest["kind"] == "multilabel" else None,
-                config=manifest["config"],
-                metadata=manifest.get("metadata") or {},
-                idf=arrays["idf"],
-                coef=arrays["coef"],
-                intercept=arrays["intercept"],
-                calibration=arrays["calibration"] if manifest["kind"] == "multilabel" else None,
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelIntegrityError(f"{path}: malformed artefact: {exc}") from exc
-        if model.weights_sha256 != manifest.get("weights_sha256"):
-            raise ModelIntegrityError(f"{path}: weights do not match weights_sha256 (modified artefact)")
-        if model.model_id != manifest.get("model_id"):
-            raise ModelIntegrityError(f"{path}: content does not match model_id (modified artefact)")
-        if expected_id is not None and model.model_id != expected_id:
-            raise ModelIntegrityError(f"{path}: model_id {model.model_id} is not the expected {expected_id}")
-        return model
+                raise ValueError(f"{name}.npy: dtype {a.dtype}, expected float64")
+        multilabel = manifest["kind"] == "multilabel"
+        return cls(kind=manifest["kind"], vocab=manifest["vocab"], labels=manifest["labels"] if multilabel else None,
+                   config=manifest["config"], metadata=manifest.get("metadata") or {}, idf=arrays["idf"],
+                   coef=arrays["coef"], intercept=arrays["intercept"],
+                   calibration=arrays["calibration"] if multilabel else None)
 
 
-ADJUST_MANIFEST = "trees.json"
 ADJUST_FORMAT = "lextrace.term_adjustment"
 
 
-class TermModel:
+class TermAdjustment(Artefact):
+    """The term model's adjustment of its months estimate: gradient-boosted trees (worker/agents/models/trees.py)
+    over log1p of the linear estimate and the dense sentencing facts ``features`` (worker/agents/models/
+    sentencing.py SENTENCING_FEATURES), fitted to the absolute error on out-of-fold estimates (training/term.py)."""
+
+    FORMAT = ADJUST_FORMAT
+    MANIFEST = "trees.json"
+    ARRAYS = TREE_ARRAYS
+
+    def __init__(self, *, features: Sequence[str], trees: TreeEnsemble, metadata: Mapping[str, Any] | None = None):
+        self.features = tuple(str(f) for f in features)
+        if trees.n_features != 1 + len(self.features):
+            raise ValueError("the adjustment's inputs do not match its features")
+        self.trees = trees
+        self.metadata: dict[str, Any] = jsonable(dict(metadata or {}))
+
+    def _record(self) -> dict[str, Any]:
+        return {"format": ADJUST_FORMAT, "format_version": 1, "features": ["months_log", *self.features],
+                "intercept": self.trees.intercept}
+
+    def _arrays(self) -> dict[str, np.ndarray]:
+        return self.trees.arrays()
+
+    def months(self, linear: float, context: Mapping[str, float]) -> float:
+        x = [math.log1p(max(linear, 0.0)), *(float(context.get(f, 0.0)) for f in self.features)]
+        return max(0.0, math.expm1(float(self.trees.raw(np.array([x]))[0])))
+
+    @classmethod
+    def _from_stored(cls, manifest: dict[str, Any], arrays: dict[str, np.ndarray], parts: dict) -> TermAdjustment:
+        features = list(manifest["features"])
+        return cls(features=features[1:], metadata=manifest.get("metadata") or {},
+                   trees=TreeEnsemble(n_features=len(features), intercept=manifest["intercept"], **arrays))
+
+
+class TermModel(Artefact):
     """Sentence from three linear models: months (regression, usually on log1p),
-    and life and death (single-label multilabel models, calibrated); optionally an adjustment of the months:
-    gradient-boosted trees (worker/agents/trees.py) on log1p of the linear estimate and the dense sentencing
-    facts (worker/agents/sentencing.py SENTENCING_FEATURES: amounts against the standards, the statutory
-    range, the circumstances), fitted to the absolute error on out-of-fold estimates.
+    and life and death (single-label multilabel models, calibrated); optionally an adjustment of the months
+    (:class:`TermAdjustment`), read when a judgment gives the sentencing facts.
 
     Decision rule (CAIL convention: months = 0 for life imprisonment and death):
     death if p_death >= threshold and p_death >= p_life; else life if
     p_life >= threshold; else the rounded months estimate.
+
+    A composite artefact: the three models (and the adjustment, when there is one) are its parts
+    (subdirectories), named in its record by their ids; it has no weights of its own, and its id hashes the
+    record and its metadata (a model without an adjustment keeps the id it had before adjustments existed).
     """
+
+    FORMAT = TERM_FORMAT
+    MANIFEST = MANIFEST
+    PARTS = {**dict.fromkeys(TERM_PARTS, LinearTextModel), "adjust": TermAdjustment}
+    OPTIONAL_PARTS = frozenset({"adjust"})
+    weights_sha256 = None
 
     def __init__(
         self,
@@ -438,8 +359,7 @@ class TermModel:
         death: LinearTextModel,
         threshold: float = 0.5,
         metadata: Mapping[str, Any] | None = None,
-        adjust=None,
-        adjust_features: Sequence[str] = (),
+        adjust: TermAdjustment | None = None,
     ) -> None:
         months._require("regression")
         for part in (life, death):
@@ -447,42 +367,27 @@ class TermModel:
             if len(part.labels) != 1:
                 raise ValueError("life and death models have exactly one label")
         self.months, self.life, self.death = months, life, death
+        self.adjust = adjust
         self.threshold = float(threshold)
         self.metadata: dict[str, Any] = jsonable(dict(metadata or {}))
-        self.adjust = adjust  # worker.agents.trees.TreeEnsemble over ("months_log", *adjust_features)
-        self.adjust_features = tuple(str(f) for f in adjust_features)
-        if adjust is not None and adjust.n_features != 1 + len(self.adjust_features):
-            raise ValueError("the adjustment's inputs do not match its features")
 
-    def _adjust_record(self) -> dict[str, Any]:
-        return {"format": ADJUST_FORMAT, "format_version": 1, "features": ["months_log", *self.adjust_features],
-                "intercept": self.adjust.intercept}
+    def _record(self) -> dict[str, Any]:
+        return {"format": TERM_FORMAT, "format_version": FORMAT_VERSION,
+                "parts": {name: part.model_id for name, part in self._parts().items()}, "threshold": self.threshold}
 
     @property
     def model_id(self) -> str:
-        record = {
-            "format": TERM_FORMAT,
-            "format_version": FORMAT_VERSION,
-            "parts": {name: getattr(self, name).model_id for name in TERM_PARTS},
-            "threshold": self.threshold,
-            "metadata": self.metadata,
-        }
-        if self.adjust is not None:  # a model without one keeps the id it had before adjustments existed
-            from worker.agents import artefacts
-
-            record["adjust"] = artefacts.weights_sha256(self._adjust_record(), self.adjust.arrays())
-        return hashlib.sha256(canonical_json(record)).hexdigest()
+        return sha256_json({**self._record(), "metadata": self.metadata})
 
     def predict(self, tokens: Sequence[str], context: Mapping[str, float] | None = None) -> dict[str, Any]:
         """{"months": int, "life": bool, "death": bool, "p_life", "p_death", "months_estimate", "months_linear"}.
-        ``context``: the sentencing facts (worker.agents.sentencing.sentencing_features) for the adjustment; without
-        it, or without an adjustment, the linear estimate stands."""
+        ``context``: the sentencing facts (worker.agents.models.sentencing.sentencing_features) for the adjustment;
+        without it, or without an adjustment, the linear estimate stands."""
         p_life = float(self.life.predict_proba(tokens)[0])
         p_death = float(self.death.predict_proba(tokens)[0])
         linear = estimate = self.months.predict_value(tokens)
         if self.adjust is not None and context is not None:
-            x = [math.log1p(max(linear, 0.0)), *(float(context.get(f, 0.0)) for f in self.adjust_features)]
-            estimate = max(0.0, math.expm1(float(self.adjust.raw(np.array([x]))[0])))
+            estimate = self.adjust.months(linear, context)
         death = p_death >= self.threshold and p_death >= p_life
         life = not death and p_life >= self.threshold
         months = 0 if (life or death) else int(round(estimate))
@@ -496,59 +401,6 @@ class TermModel:
             "months_linear": linear,
         }
 
-    def save(self, directory: str | os.PathLike[str]) -> Path:
-        path = Path(directory)
-        path.mkdir(parents=True, exist_ok=True)
-        for name in TERM_PARTS:
-            getattr(self, name).save(path / name)
-        manifest = {
-            "format": TERM_FORMAT,
-            "format_version": FORMAT_VERSION,
-            "parts": {name: getattr(self, name).model_id for name in TERM_PARTS},
-            "threshold": self.threshold,
-            "metadata": self.metadata,
-            "model_id": self.model_id,
-        }
-        if self.adjust is not None:
-            from worker.agents import artefacts
-
-            artefacts.save(path / "adjust", manifest_name=ADJUST_MANIFEST, record=self._adjust_record(),
-                           arrays=self.adjust.arrays(), metadata={})
-            manifest["adjust"] = "adjust"
-        _write_atomic(path / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1).encode())
-        return path
-
     @classmethod
-    def load(cls, directory: str | os.PathLike[str], *, expected_id: str | None = None) -> TermModel:
-        path = Path(directory)
-        try:
-            manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ModelIntegrityError(f"{path / MANIFEST}: {exc}") from exc
-        if not isinstance(manifest, dict) or manifest.get("format") != TERM_FORMAT:
-            raise ModelIntegrityError(f"{path}: not a {TERM_FORMAT} artefact")
-        if manifest.get("format_version") != FORMAT_VERSION:
-            raise ModelIntegrityError(f"{path}: format version {manifest.get('format_version')!r} unsupported")
-        parts = manifest.get("parts") or {}
-        loaded = {name: LinearTextModel.load(path / name, expected_id=parts.get(name)) for name in TERM_PARTS}
-        if manifest.get("adjust"):
-            from worker.agents import artefacts
-            from worker.agents.trees import ARRAYS, TreeEnsemble
-
-            record, arrays = artefacts.load(path / "adjust", manifest_name=ADJUST_MANIFEST, format=ADJUST_FORMAT,
-                                            format_version=1, array_names=ARRAYS)
-            try:
-                features = list(record["features"])
-                loaded["adjust"] = TreeEnsemble(n_features=len(features), intercept=record["intercept"], **arrays)
-                loaded["adjust_features"] = features[1:]
-            except (KeyError, TypeError, ValueError) as exc:
-                raise ModelIntegrityError(f"{path}: malformed adjustment: {exc}") from exc
-        try:
-            model = cls(**loaded, threshold=manifest["threshold"], metadata=manifest.get("metadata") or {})
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelIntegrityError(f"{path}: malformed artefact: {exc}") from exc
-        if model.model_id != manifest.get("model_id"):
-            raise ModelIntegrityError(f"{path}: content does not match model_id (modified artefact)")
-        if expected_id is not None and model.model_id != expected_id:
-            raise ModelIntegrityError(f"{path}: model_id {model.model_id} is not the expected {expected_id}")
-        return model
+    def _from_stored(cls, manifest: dict[str, Any], arrays: dict, parts: dict[str, Artefact]) -> TermModel:
+        return cls(**parts, threshold=manifest["threshold"], metadata=manifest.get("metadata") or {})

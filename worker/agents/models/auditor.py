@@ -1,6 +1,6 @@
 """The learned Auditor: P(article applies | the evidence for it), inference in numpy.
 
-``training/auditor.py`` fits a model over the label-agnostic signals of worker/agents/signals.py,
+``training/auditor.py`` fits a model over the label-agnostic signals of worker/agents/stages/auditor/signals.py,
 computed leave-one-out for training cases (positives: the gold articles among the candidates; negatives:
 the other candidates), with weights that make every charge count alike (the rare ones are where a court
 needs help). Two kinds are stored here as plain arrays:
@@ -26,18 +26,15 @@ on (the path decomposition of a tree's prediction).
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from worker.agents import artefacts
-from worker.agents.signals import FEATURES, GROUPS
-from worker.agents.textmodel import jsonable, sigmoid
-from worker.agents.trees import ARRAYS as TREE_ARRAYS, TreeEnsemble, matrix
+from worker.agents.models.artefact import Artefact, ModelIntegrityError, jsonable
+from worker.agents.models.textmodel import sigmoid
+from worker.agents.stages.auditor.signals import FEATURES, GROUPS
+from worker.agents.models.trees import ARRAYS as TREE_ARRAYS, TreeEnsemble, matrix
 
 FORMAT = "lextrace.article_auditor"
 FORMAT_VERSION = 2  # 2: the kind, and boosted trees; 1 (logistic only) is still read
@@ -45,7 +42,11 @@ MANIFEST = "auditor.json"
 ARRAYS = {"logistic": ("mean", "scale", "coef"), "boosted": TREE_ARRAYS}
 
 
-class ArticleAuditor:
+class ArticleAuditor(Artefact):
+    FORMAT = FORMAT
+    FORMAT_VERSIONS = (1, FORMAT_VERSION)
+    MANIFEST = MANIFEST
+
     def __init__(self, *, features: Sequence[str], intercept: float, threshold: float, multi_threshold: float,
                  kind: str = "logistic", metadata: Mapping[str, Any] | None = None, **arrays: np.ndarray):
         self.features = tuple(str(f) for f in features)
@@ -88,14 +89,6 @@ class ArticleAuditor:
             return self.trees.arrays()
         return {"mean": self.mean, "scale": self.scale, "coef": self.coef}
 
-    @property
-    def weights_sha256(self) -> str:
-        return artefacts.weights_sha256(self._record(), self._arrays())
-
-    @property
-    def model_id(self) -> str:
-        return artefacts.model_id_of(self.weights_sha256, self.metadata)
-
     def __repr__(self) -> str:
         return f"ArticleAuditor({self.kind}, signals={len(self.features)}, id={self.model_id[:12]})"
 
@@ -125,26 +118,15 @@ class ArticleAuditor:
                 for group, names in GROUPS.items() if any(f in by_feature for f in names)}
 
     # -- storage ----------------------------------------------------------------------
-    def save(self, directory: str | os.PathLike[str]) -> Path:
-        return artefacts.save(directory, manifest_name=MANIFEST, record=self._record(), arrays=self._arrays(),
-                              metadata=self.metadata)
+    @classmethod
+    def _array_names(cls, manifest: dict[str, Any]) -> tuple[str, ...]:
+        version, kind = manifest.get("format_version"), manifest.get("kind", "logistic")
+        if kind not in ARRAYS or (version == 1) != (kind == "logistic"):
+            raise ModelIntegrityError(f"format version {version!r} / kind {kind!r} unsupported")
+        return ARRAYS[kind]
 
     @classmethod
-    def load(cls, directory: str | os.PathLike[str], *, expected_id: str | None = None) -> ArticleAuditor:
-        from worker.agents.textmodel import ModelIntegrityError
-
-        try:  # the version and kind say which arrays to read; artefacts.load checks everything against the hashes
-            head = json.loads((Path(directory) / MANIFEST).read_text(encoding="utf-8"))
-            version, kind = head.get("format_version"), head.get("kind", "logistic")
-        except (OSError, ValueError, AttributeError) as exc:
-            raise ModelIntegrityError(f"{Path(directory) / MANIFEST}: {exc}") from exc
-        if version not in (1, FORMAT_VERSION) or kind not in ARRAYS or (version == 1) != (kind == "logistic"):
-            raise ModelIntegrityError(f"{directory}: format version {version!r} / kind {kind!r} unsupported")
-        manifest, arrays = artefacts.load(directory, manifest_name=MANIFEST, format=FORMAT, format_version=version,
-                                          array_names=ARRAYS[kind], expected_id=expected_id)
-        try:
-            return cls(features=manifest["features"], intercept=manifest["intercept"], threshold=manifest["threshold"],
-                       multi_threshold=manifest["multi_threshold"], kind=kind, metadata=manifest.get("metadata") or {},
-                       **arrays)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelIntegrityError(f"{directory}: malformed artefact: {exc}") from exc
+    def _from_stored(cls, manifest: dict[str, Any], arrays: dict[str, np.ndarray], parts: dict) -> ArticleAuditor:
+        return cls(features=manifest["features"], intercept=manifest["intercept"], threshold=manifest["threshold"],
+                   multi_threshold=manifest["multi_threshold"], kind=manifest.get("kind", "logistic"),
+                   metadata=manifest.get("metadata") or {}, **arrays)

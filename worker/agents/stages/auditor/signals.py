@@ -1,6 +1,6 @@
 """The evidence the statistical Auditor weighs for each candidate article: label-agnostic signals.
 
-One function computes them, for the learned Auditor (worker/agents/auditor_model.py) at judgment time
+One function computes them, for the learned Auditor (worker/agents/models/auditor.py) at judgment time
 and for its training data (apps/registry/auditor_export.py runs the same pipeline over training cases,
 leave-one-out, with the classifiers that did not see them), so training and serving cannot drift apart.
 

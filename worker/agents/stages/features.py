@@ -1,4 +1,4 @@
-"""The statistical ontology feature extractor and the per-defendant focus step.
+"""The features stage: abstract ontology features of the focused facts, by the lexicon or by an LLM.
 
 Features are abstract labels in the four dimensions of the Ontology graph
 (defendant attributes, criminal behaviour, victim and property, mental state
@@ -7,6 +7,12 @@ drug weights, blood alcohol and counts are bucketed ("金额:千元至三万元"
 
 The lexicon is ours: regular expressions per label, kept as data (JSON) so it
 can be extended and versioned; the extractor is deterministic.
+
+:class:`LexiconFeatureExtractor` (the statistical strategy) and :class:`LLMFeatureExtractor` (the
+`features` prompt through an OpenAI-compatible server, vLLM on a GPU host) have the same interface
+(``version``, ``extract``). The model is asked for abstract labels; anything that still carries a digit
+or a name given by the caller is dropped, so the graph never stores exact amounts or names whatever the
+model returns.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from pathlib import Path
 
 from worker.agents.graph_types import DIMENSIONS
 from worker.agents.numerals import chinese_to_int
+from worker.agents.prompts import PROMPT_VERSION, build_prompt
 
 DIMENSION_TITLES = {"defendant": "被告人特征", "behaviour": "行为", "victim": "对象", "mental": "主观与悔罪"}
 
@@ -297,25 +304,32 @@ class LexiconFeatureExtractor:
         return extract_features(text, lexicon=self.lexicon)
 
 
-SENTENCE_RE = re.compile(r"[^。；;！？!?]+[。；;！？!?]?")
-_SENTENCE = SENTENCE_RE
+_DIGIT = re.compile(r"[0-9０-９]")
+MAX_LABEL_CHARS = 20
 
 
-def focus_facts(fact: str, defendant: str | None, all_defendants: Sequence[str]) -> str:
-    """The sentences of ``fact`` that concern ``defendant``.
+class LLMFeatureExtractor:
+    """The LLM strategy behind the same interface (the `features` prompt; labels cleaned as said above)."""
 
-    Keeps sentences naming this defendant and sentences naming no defendant
-    (shared context); drops sentences that only name others. Falls back to the
-    whole fact when nothing is left or no defendant is given.
-    """
-    if not defendant or len(all_defendants) < 2:
-        return fact
-    others = [d for d in all_defendants if d and d != defendant and d not in defendant]
-    kept = []
-    for sentence in _SENTENCE.findall(fact):
-        names_self = defendant in sentence
-        names_other = any(o in sentence for o in others)
-        if names_self or not names_other:
-            kept.append(sentence)
-    focused = "".join(kept).strip()
-    return focused or fact
+    def __init__(self, client, *, lang: str = "zh"):
+        self.client = client
+        self.lang = lang
+
+    @property
+    def version(self) -> str:
+        return f"llm:{self.client.model}:{PROMPT_VERSION}"
+
+    def extract(self, text: str, *, names: Sequence[str] = ()) -> CaseFeatures:
+        prompt = build_prompt("features", self.lang, facts=text)
+        value = self.client.complete_json(prompt.messages, prompt.schema, name=prompt.name, stage="features").value
+        cleaned = {}
+        for dimension in DIMENSIONS:
+            labels = []
+            for raw in value.get(dimension, []):
+                label = raw.strip()
+                if (not label or len(label) > MAX_LABEL_CHARS or _DIGIT.search(label)
+                        or any(n and n in label for n in names) or label in labels):
+                    continue
+                labels.append(label)
+            cleaned[dimension] = tuple(labels)
+        return CaseFeatures(**cleaned)

@@ -31,26 +31,22 @@ The model is the average of k calibrated logistic regressions (scikit-learn's
 ``CalibratedClassifierCV`` with sigmoid calibration): each standardises the
 features, takes a linear logit z and maps it through its own Platt sigmoid
 1 / (1 + exp(a·z + b)); the probability is the mean over the k members. The
-artefact (``verifier.json`` plus one .npy file per array) carries two hashes
-like the text models; a mismatch on load refuses it.
+artefact (``verifier.json`` plus one .npy file per array) is stored and checked
+like every artefact (worker/agents/models/artefact.py).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from worker.agents.features import extract_features
-from worker.agents.jsonhash import canonical_json
-from worker.agents.textmodel import ModelIntegrityError, _array_digest, _write_atomic, jsonable, sigmoid
+from worker.agents.models.artefact import Artefact, jsonable
+from worker.agents.models.textmodel import sigmoid
+from worker.agents.stages.features import extract_features
 
 FORMAT = "lextrace.checklist_verifier"
 FORMAT_VERSION = 1
@@ -130,8 +126,12 @@ def pair_features(view: FactsView, question: str, idf_of: Callable[[str], tuple[
     return features, where
 
 
-class ChecklistVerifier:
+class ChecklistVerifier(Artefact):
     """Calibrated P(satisfied) for checklist items given the facts."""
+
+    FORMAT = FORMAT
+    MANIFEST = MANIFEST
+    ARRAYS = _ARRAYS
 
     def __init__(self, *, vocab: Sequence[str], idf: np.ndarray, item_idf: np.ndarray, mean: np.ndarray, scale: np.ndarray, coef: np.ndarray,
                  intercept: np.ndarray, platt: np.ndarray, threshold: float = 0.5,
@@ -161,18 +161,9 @@ class ChecklistVerifier:
                         float(self.item_idf.max()) if self.item_idf.size else 1.0)
 
     # -- identity ------------------------------------------------------------------
-    def _weights_record(self) -> dict[str, Any]:
+    def _record(self) -> dict[str, Any]:
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "features": list(FEATURE_NAMES),
-                "vocab": self.vocab, "threshold": self.threshold,
-                "arrays": {name: _array_digest(getattr(self, name)) for name in _ARRAYS}}
-
-    @property
-    def weights_sha256(self) -> str:
-        return hashlib.sha256(canonical_json(self._weights_record())).hexdigest()
-
-    @property
-    def model_id(self) -> str:
-        return hashlib.sha256(canonical_json({"weights_sha256": self.weights_sha256, "metadata": self.metadata})).hexdigest()
+                "vocab": self.vocab, "threshold": self.threshold}
 
     def __repr__(self) -> str:
         return f"ChecklistVerifier(members={self.intercept.shape[0]}, id={self.model_id[:12]})"
@@ -205,40 +196,9 @@ class ChecklistVerifier:
                 for p, span, x in zip(probs, spans, rows)]
 
     # -- storage -----------------------------------------------------------------------
-    def save(self, directory: str | os.PathLike[str]) -> Path:
-        path = Path(directory)
-        path.mkdir(parents=True, exist_ok=True)
-        for name in _ARRAYS:
-            _write_atomic(path / f"{name}.npy", array=getattr(self, name))
-        manifest = dict(self._weights_record(), weights_sha256=self.weights_sha256, metadata=self.metadata,
-                        model_id=self.model_id)
-        _write_atomic(path / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1).encode())
-        return path
-
     @classmethod
-    def load(cls, directory: str | os.PathLike[str], *, expected_id: str | None = None) -> ChecklistVerifier:
-        path = Path(directory)
-        try:
-            manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ModelIntegrityError(f"{path / MANIFEST}: {exc}") from exc
-        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-            raise ModelIntegrityError(f"{path}: not a {FORMAT} artefact")
-        if manifest.get("format_version") != FORMAT_VERSION or manifest.get("features") != list(FEATURE_NAMES):
-            raise ModelIntegrityError(f"{path}: format version or feature set unsupported")
-        arrays = {}
-        for name in _ARRAYS:
-            try:
-                arrays[name] = np.load(path / f"{name}.npy", allow_pickle=False)
-            except (OSError, ValueError) as exc:
-                raise ModelIntegrityError(f"{path / name}.npy: {exc}") from exc
-        try:
-            model = cls(vocab=manifest["vocab"], threshold=manifest["threshold"], metadata=manifest.get("metadata") or {},
-                        **arrays)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelIntegrityError(f"{path}: malformed artefact: {exc}") from exc
-        if model.weights_sha256 != manifest.get("weights_sha256") or model.model_id != manifest.get("model_id"):
-            raise ModelIntegrityError(f"{path}: content does not match its hashes (modified artefact)")
-        if expected_id is not None and model.model_id != expected_id:
-            raise ModelIntegrityError(f"{path}: model_id {model.model_id} is not the expected {expected_id}")
-        return model
+    def _from_stored(cls, manifest: dict[str, Any], arrays: dict[str, np.ndarray], parts: dict) -> ChecklistVerifier:
+        if manifest.get("features") != list(FEATURE_NAMES):
+            raise ValueError("feature set unsupported")
+        return cls(vocab=manifest["vocab"], threshold=manifest["threshold"], metadata=manifest.get("metadata") or {},
+                   **arrays)

@@ -24,8 +24,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from worker.agents.amounts import TIERS, Standard, largest_amount
-from worker.agents.features import drug_grams, extract_features
+from worker.agents.stages.auditor.amounts import TIERS, Standard, largest_amount
+from worker.agents.stages.features import drug_grams, extract_features
 from worker.agents.graph_types import Term
 from worker.agents.numerals import NUMERAL_CHARS, chinese_to_int
 
@@ -174,7 +174,7 @@ SENTENCING_FEATURES = ("amount_log", "drug_log", "amount_tier", "range_min", "ra
 def sentencing_features(facts: str, *, charges: int, ranges: list[StatutoryRange | None],
                         standards: dict[str, Standard]) -> dict[str, float]:
     """The dense facts a sentence depends on, beside the words: the largest sum and drug weight the facts state
-    (log), the amount's tier against the charges' standards (worker/agents/amounts.py; -1 unknown, 0 below 数额较大,
+    (log), the amount's tier against the charges' standards (worker/agents/stages/auditor/amounts.py; -1 unknown, 0 below 数额较大,
     1–3 数额较大 … 数额特别巨大), the statutory range of the charges' articles (months; -1 unknown), how many charges,
     the length of the facts, and each sentencing circumstance the lexicon finds.
 

@@ -5,7 +5,7 @@ evidence viewer can quote:
 
 - terms: at least half of the item's content (character bigrams, question scaffolding removed) occurs in
   one sentence ("醉酒驾驶机动车" in "…醉酒驾驶机动车在道路上行驶…");
-- concepts: the item names concepts of our lexicon (worker/agents/features.py, e.g. 秘密窃取 for "盗窃",
+- concepts: the item names concepts of our lexicon (worker/agents/stages/features.py, e.g. 秘密窃取 for "盗窃",
   劫取财物 for "抢劫", 暴力 for "暴力"; plus the element-only concepts below, e.g. 脱逃 for "脱逃") and a
   window of three sentences shows them through the concept's own expressions ("盗走", "抢走", "殴打";
   "在监狱服刑…逃离"). An item listing alternatives ("、", "或") is shown by any one of them, and each
@@ -14,7 +14,7 @@ evidence viewer can quote:
   (the wider where one lies inside another: "随意殴打" is not shown by any "殴打"). Generic concepts
   (财物, 被害人, 故意 …) are not required: every property offence has property;
 - amount: the item asks whether an amount reaches a standard ("是否达到数额较大标准") and the article's
-  interpretations set that standard (worker/agents/amounts.py): the largest sum the facts state reaches
+  interpretations set that standard (worker/agents/stages/auditor/amounts.py): the largest sum the facts state reaches
   the lowest standard of one tier the item names;
 - anchor: the item's most specific content word (the rarest among all checklist items, and rare enough:
   at most ``ANCHOR_MAX_DF`` items use it) occurs in a sentence ("吸收公众存款", "罂粟").
@@ -36,9 +36,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from worker.agents.amounts import Standard, largest_amount, tiers_named
-from worker.agents.features import DEFAULT_PATTERNS, SENTENCE_RE
-from worker.agents.verifier import grams, item_content
+from worker.agents.models.verifier import grams, item_content
+from worker.agents.stages.auditor.amounts import Standard, largest_amount, tiers_named
+from worker.agents.stages.features import DEFAULT_PATTERNS
+from worker.agents.stages.focus import SENTENCE_RE
 
 TERMS_SHARE = 0.5
 ANCHOR_MAX_DF = 30
@@ -138,7 +139,7 @@ class ElementChecker:
         self.tokenize = tokenize
         self.item_df = dict(item_df)
         self.n_items = max(1, int(n_items))
-        # article pk → the amount standards its interpretations set (worker/agents/amounts.py)
+        # article pk → the amount standards its interpretations set (worker/agents/stages/auditor/amounts.py)
         self.standards = dict(standards or {})
         self._item_cache: dict[str, tuple] = {}
 

@@ -1,0 +1,127 @@
+"""Verification: the evidence a judgment may cite, numbered, and the check of the judgment against it.
+
+Only the verified material is numbered (articles, their satisfied checklist items and interpretations,
+then the verified precedents), so no strategy can cite anything else; ``verify_judgment`` (INV-8) gives a
+judgment whose citations do not resolve, whose articles were not verified or not in force, or whose
+charges no verified article defines, an explicit failure status, and caps its term at the statutory
+maximum of the verified articles (models/sentencing.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from worker.agents.charge_names import charges_of_name, name_on, offence_date_of
+from worker.agents.graph_types import Term
+from worker.agents.models import sentencing
+from worker.agents.ports import GraphStore
+from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, Judgment, Status
+
+
+def number_evidence(audit_result: Audit, graph: GraphStore, *, max_cases: int = 3, max_interpretations: int = 2,
+                    excluded_interpretations: frozenset[int] = frozenset()) -> list[Evidence]:
+    """Number the verified material: articles, their satisfied checklist items and
+    interpretations, then verified precedents. Only these can be cited. A reviewer may
+    exclude interpretations (``excluded_interpretations``) in a what-if."""
+    evidence: list[Evidence] = []
+
+    def add(kind: str, ref: str, pk: int, text: str):
+        evidence.append(Evidence(n=len(evidence) + 1, kind=kind, ref=ref, pk=pk, text=text))
+
+    for a in audit_result.verified:
+        add("article", a.key, a.article_pk, f"{a.label}　{a.text}")
+        for item in a.items:
+            if item.satisfied:
+                add("checklist", a.key, item.item_pk, f"{item.question}：{item.span_text or item.reasoning}")
+        kept = [i for i in graph.interpretations(a.article_pk) if i.pk not in excluded_interpretations]
+        for interp in kept[:max_interpretations]:
+            add("interpretation", a.key, interp.pk, f"{interp.source}{interp.para}　{interp.text}")
+    nodes = {n.pk: n for n in graph.cases(audit_result.verified_cases[:max_cases])}
+    for pk in audit_result.verified_cases[:max_cases]:
+        node = nodes.get(pk)
+        if node:
+            term = _term_text(node.term)
+            add("precedent", node.ext_id, pk, f"{node.ext_id}：{'、'.join(node.charges)}；{term}")
+    return evidence
+
+
+def _term_text(term: Term | None) -> str:
+    if term is None:
+        return "刑期不详"
+    if term.death:
+        return "死刑"
+    if term.life:
+        return "无期徒刑"
+    return f"{term.months}个月"
+
+
+_CITATION = re.compile(r"\[(\d+)\]")
+
+
+def verify_judgment(judgment: Judgment, audit_result: Audit, case: CaseInput) -> Judgment:
+    """INV-8: every citation resolves, every article is verified and in force, charges come from verified articles,
+    and the term stays within what the verified articles provide (F5: capped, with a note saying so)."""
+    if judgment.status != Status.JUDGED:
+        return judgment
+    numbers = {e.n for e in judgment.evidence}
+    cited = [int(n) for n in _CITATION.findall(judgment.reasoning)]
+    unresolved = sorted({n for n in cited if n not in numbers})
+    if unresolved or not cited:
+        what = f"citations {unresolved} do not resolve to verified evidence" if unresolved else "the reasoning cites no evidence"
+        return replace(judgment, status=Status.UNRESOLVED_CITATION, message=what)
+    verified = {a.article_pk: a for a in audit_result.verified}
+    by_key = {a.key: a for a in audit_result.verified}
+    unknown = [k for k in judgment.article_keys if k not in by_key]
+    if unknown or any(pk not in verified for pk in judgment.article_pks):
+        return replace(judgment, status=Status.UNRESOLVED_CITATION,
+                       message=f"articles {unknown or judgment.article_pks} were not verified by the Auditor")
+    not_in_force = [by_key[k].label for k in judgment.article_keys if not by_key[k].in_force]
+    if not_in_force:
+        return replace(judgment, status=Status.NOT_IN_FORCE, message=f"{', '.join(not_in_force)} not in force on {case.offence_date}")
+    allowed = {c for a in audit_result.verified for c in a.charges}
+    stray = [c for c in judgment.charges if not charges_of_name(c) & allowed]  # a former name counts as its charge
+    if stray or not judgment.charges:
+        return replace(judgment, status=Status.UNRESOLVED_CITATION,
+                       message=f"charges {stray} are not defined by any verified article" if stray else "no charge")
+    judgment = replace(judgment, citations=sorted(set(cited)))
+    judgment = _within_statutory_range(judgment, [by_key[k] for k in judgment.article_keys], audit_result.verified)
+    return _named_on_offence_date(judgment, case)
+
+
+def _named_on_offence_date(judgment: Judgment, case: CaseInput) -> Judgment:
+    """Each charge by its name on the offence date (the case's, else the first the facts state): an indecent
+    assault of 2014 is 强制猥亵、侮辱妇女罪 (worker/agents/charge_names.py)."""
+    day = case.offence_date or offence_date_of(case.facts)
+    names = {c: name_on(c, day, case.facts) for c in judgment.charges}
+    if all(c == n for c, n in names.items()):
+        return judgment
+    reasoning = judgment.reasoning
+    for charge, name in names.items():
+        reasoning = reasoning.replace(charge, name)
+    return replace(judgment, charges=[names[c] for c in judgment.charges], reasoning=reasoning,
+                   scores={names.get(c, c): v for c, v in judgment.scores.items()})
+
+
+def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verified: list[ArticleAudit]) -> Judgment:
+    """Cap the term at the maximum the articles for its charges provide (Article 69 for several charges).
+
+    Each charge is measured by the cited articles defining it, else by any verified article defining it.
+    Mitigation may go below an article's minimum, so the lower end is not enforced.
+    """
+    if judgment.term is None:
+        return judgment
+    ranges: dict[str, list] = {}
+    for charge in judgment.charges:
+        stands_for = charges_of_name(charge)
+        defining = ([a for a in cited if stands_for & set(a.charges)]
+                    or [a for a in verified if stands_for & set(a.charges)])
+        ranges[charge] = [sentencing.statutory_range(a.text) for a in defining]
+    ceiling = sentencing.ceiling_for(ranges)
+    if ceiling is None:
+        return judgment
+    term, note = sentencing.cap_term(judgment.term, ceiling)
+    if not note:
+        return judgment
+    message = f"{judgment.message}; {note}" if judgment.message else note
+    return replace(judgment, term=term, message=message)
