@@ -59,7 +59,15 @@ def main(argv: list[str] | None = None) -> dict:
     train = [c for c in _jsonl(args.train) if c["id"] not in ids] if args.train else cases
     cited = Counter(a for c in train for a in _articles(c) if a in checklists)
     common = [a for a, _ in cited.most_common(args.common)]
-    checker = ElementChecker.from_items([q for items in checklists.values() for q in items], tokenize=Tokenizer().tokens)
+    tokenize = Tokenizer().tokens
+    # The share of the training precedents whose facts use each word (serving reads it from the BM25 index).
+    used = Counter(w for c in train for w in set(tokenize(c["fact"])))
+
+    def fact_share(words):
+        return {w: used.get(w, 0) / max(1, len(train)) for w in words}
+
+    checker = ElementChecker.from_items([q for items in checklists.values() for q in items], tokenize=tokenize,
+                                        fact_share=fact_share)
     result = coverage(cases, checklists, common, checker)
     print(json.dumps(result, ensure_ascii=False))
     return result

@@ -62,6 +62,15 @@ def bm25_search(*, target: str, query: str, k: int = 10) -> list[tuple[int, floa
     return [(int(doc), float(score)) for doc, score in bm25.search(tokens, k=k)]
 
 
+def precedent_word_shares(words) -> dict[str, float]:
+    """Word → the share of the precedents whose facts use it, from the active BM25 index of the precedents
+    ({} when there is none: the element check then does without)."""
+    index = active_index(SearchIndex.Target.PRECEDENTS, SearchIndex.Method.BM25)
+    if index is None:
+        return {}
+    return _bm25(index.pk, index.artefact_dir).document_shares(words)
+
+
 def query_vector(*, target: str, query: str) -> tuple[SearchIndex, np.ndarray] | None:
     index = active_index(target, SearchIndex.Method.DENSE)
     if index is None:

@@ -57,20 +57,23 @@ _ELEMENTS: dict[tuple, ElementChecker] = {}
 
 
 def element_checker() -> ElementChecker:
-    """The element check with word frequencies over every checklist item of the corpus and the amount
-    standards the interpretations set for each article (rebuilt when the checklists or the
-    interpretations change)."""
+    """The element check with word frequencies over every checklist item of the corpus, the share of precedents
+    using each of their words (the active BM25 index) and the amount standards the interpretations set for each
+    article (rebuilt when the checklists, the interpretations or the precedents' index change)."""
     from django.db.models import Count, Max
 
-    from apps.corpus.models import ChecklistItem, Interpretation
+    from apps.corpus.models import ChecklistItem, Interpretation, SearchIndex
+    from apps.corpus.search_service import precedent_word_shares
 
     items = ChecklistItem.objects.filter(variant="main")
     stamp = (*items.aggregate(n=Count("pk"), top=Max("pk")).values(),
-             *Interpretation.objects.aggregate(n=Count("pk"), top=Max("pk")).values())
+             *Interpretation.objects.aggregate(n=Count("pk"), top=Max("pk")).values(),
+             SearchIndex.objects.filter(target=SearchIndex.Target.PRECEDENTS, method=SearchIndex.Method.BM25,
+                                        active=True).values_list("pk", flat=True).first())
     if stamp not in _ELEMENTS:
         _ELEMENTS.clear()
         _ELEMENTS[stamp] = ElementChecker.from_items(items.values_list("question", flat=True), tokenize=_tokenizer().tokens,
-                                                     standards=amount_standards())
+                                                     standards=amount_standards(), fact_share=precedent_word_shares)
     return _ELEMENTS[stamp]
 
 
@@ -161,7 +164,7 @@ def judgment_compute(*, case: CaseInput, strategy: str | Strategy = "statistical
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     strategy = strategy_build(strategy) if isinstance(strategy, str) else strategy
-    params = Params.for_ablation(ablation, exclude_self=exclude_self)
+    params = Params.for_ablation(ablation, paths=strategy.paths, exclude_self=exclude_self)
     if mode == "agentic":
         from worker.agents.agentic import adjudicate_case_agentic
 

@@ -162,6 +162,15 @@ class BM25Index:
             scores[self._indices[start:end]] += count * self._data[start:end].astype(np.float64)
         return scores
 
+    def document_shares(self, terms: Iterable[str]) -> dict[str, float]:
+        """Term → the share of the indexed documents that contain it (0 for a term none contains)."""
+        n = max(1, len(self._doc_ids))
+        out = {}
+        for term in terms:
+            i = self._term_ids.get(term)
+            out[term] = 0.0 if i is None else float(self._indptr[i + 1] - self._indptr[i]) / n
+        return out
+
     def search(self, query_tokens: Iterable[str], k: int = 10) -> list[tuple[DocId, float]]:
         """The ``k`` best documents with a positive score, best first, ties by document order."""
         scores = self.scores(query_tokens)

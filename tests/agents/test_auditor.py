@@ -115,6 +115,32 @@ def test_an_amount_item_is_decided_against_the_standard_and_says_so():
     assert verdicts[1].why["code"] == reasons.ITEM_AMOUNT_BELOW and verdicts[1].why["standard"] == "3万元"
 
 
+def test_a_word_common_in_facts_names_no_element_and_a_distinctive_one_does():
+    items = ["是否引诱参加者继续发展他人", "是否种植罂粟等毒品原植物"]
+    words = {"引诱": 3, "参加者": 2, "继续": 1, "发展": 5, "他人": 90, "种植": 4, "罂粟": 6, "毒品原植物": 2}
+
+    def tokenize(text):
+        return [w for w in words if w in text]
+
+    plain = ElementChecker.from_items(items, tokenize=tokenize)
+    shares = {"继续": 0.08, "引诱": 0.004, "参加者": 0.003, "发展": 0.05, "他人": 0.6, "种植": 0.003, "罂粟": 0.002,
+              "毒品原植物": 0.001}
+    known = ElementChecker.from_items(items, tokenize=tokenize, fact_share=lambda ws: {w: shares[w] for w in ws})
+    facts = "被告人继续经营其商店。"  # "继续" is the item's rarest word, and in a twelfth of all facts
+    assert plain.check(facts, items[:1])[0].rule == "anchor", "without the facts' shares: the rarest item word"
+    assert not known.check(facts, items[:1])[0].satisfied, "a word common in facts names no element"
+    masked = "发现被告人在其承包的林地内××罂粟1494株。"  # the court's 种植 masked; 罂粟 is in no other item
+    shown = known.check(masked, items[1:])[0]
+    assert shown.satisfied and shown.rule == "anchor" and shown.shown == ("罂粟",), shown
+
+
+def test_bm25_gives_the_share_of_documents_using_a_word():
+    from lexlib.search.bm25 import BM25Index
+
+    index = BM25Index.build([1, 2, 3, 4], [["盗窃", "手机"], ["盗窃", "现金"], ["诈骗"], ["罂粟", "盗窃"]])
+    assert index.document_shares(["盗窃", "罂粟", "海洛因"]) == {"盗窃": 0.75, "罂粟": 0.25, "海洛因": 0.0}
+
+
 def test_items_about_the_sentence_are_never_shown(checker):
     support = checker.check("被告人被判处三年以下有期徒刑", ["是否处三年以下有期徒刑"])[0]
     assert not support.satisfied and support.rule == "not_an_element"

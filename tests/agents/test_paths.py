@@ -40,7 +40,9 @@ def echo():
 def _bundle(params=None, graph=None):
     graph = graph or tiny_legal_graph()
     strategy = StatisticalStrategy(charge_model=FixedProbabilities({"盗窃罪": 0.9, "诈骗罪": 0.2}, model_id="fake"))
-    return adjudicate(CASE, "张某", strategy=strategy, graph=graph, retriever=InMemoryRetriever(graph), params=params)
+    # the registry's default paths unless told (the statistical strategy's own full pipeline runs R_chg alone)
+    return adjudicate(CASE, "张某", strategy=strategy, graph=graph, retriever=InMemoryRetriever(graph),
+                      params=params or Params())
 
 
 def _hits(bundle):
@@ -84,3 +86,16 @@ def test_research_runs_the_selected_paths_in_the_order_they_were_registered(echo
                      params=Params(paths=("echo", "chg")))
     order = list(dict.fromkeys(h.path for h in found.hits))
     assert order == ["chg", "echo"]
+
+
+def test_a_strategy_names_the_paths_of_its_full_pipeline():
+    graph = tiny_legal_graph()
+    strategy = StatisticalStrategy(charge_model=FixedProbabilities({"盗窃罪": 0.9, "诈骗罪": 0.2}, model_id="fake"))
+    full = adjudicate(CASE, "张某", strategy=strategy, graph=graph, retriever=InMemoryRetriever(graph))
+    assert strategy.paths == ("chg",) and full.params["paths"] == ("chg",)
+    assert {h.path for h in full.research.hits} == {"chg"}
+    # an ablation of a path the strategy does not run changes nothing; of the one it runs, everything
+    no_sem = adjudicate(CASE, "张某", strategy=strategy, graph=graph, retriever=InMemoryRetriever(graph),
+                        params=Params.for_ablation("no_sem", paths=strategy.paths))
+    assert _hits(no_sem) == _hits(full)
+    assert Params.for_ablation("no_chg", paths=strategy.paths).paths == ()

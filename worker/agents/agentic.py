@@ -472,7 +472,7 @@ def adjudicate_agentic(case: CaseInput, defendant: str, *, strategy, graph: Grap
                        params: Params | None = None, agentic: AgenticParams = AgenticParams(),
                        planner: Planner | None = None, progress=None) -> Bundle:
     """The pipeline for one defendant with the planner loop as its Researcher."""
-    params = params or Params()
+    params = params or Params.for_ablation("full", paths=strategy.paths)
     planner = planner or planner_for(strategy)
     researcher = AgenticResearcher(planner, agentic=agentic, defendant=defendant, progress=progress)
     bundle = adjudicate(case, defendant, strategy=strategy, graph=graph, retriever=retriever, params=params,

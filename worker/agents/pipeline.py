@@ -48,22 +48,25 @@ class Params:
     exclude_self: bool = False
 
     @classmethod
-    def for_ablation(cls, name: str, **overrides) -> Params:
+    def for_ablation(cls, name: str, *, paths: tuple[str, ...] | None = None, **overrides) -> Params:
+        """The settings of an ablation; ``paths``: the paths of the full pipeline (a strategy's own, else every
+        registered default path), which no_<path> leaves one out of."""
+        full = tuple(paths) if paths is not None else default_paths()
         if name not in ABLATIONS:
             raise ValueError(f"unknown ablation {name!r}; choose one of {', '.join(ABLATIONS)}")
-        settings: dict = {}
+        settings: dict = {"paths": full}
         if name == "no_graph":
-            settings = {"use_graph": False}
+            settings["use_graph"] = False
         elif name == "no_researcher":
-            settings = {"use_researcher": False}
+            settings["use_researcher"] = False
         elif name.startswith("no_") and name[3:] in PATHS:
-            settings = {"paths": tuple(p for p in default_paths() if p != name[3:])}
+            settings["paths"] = tuple(p for p in full if p != name[3:])
         elif name == "no_auditor":
-            settings = {"use_auditor": False}
+            settings["use_auditor"] = False
         elif name == "naive_rag":
-            settings = {"naive_rag": True, "use_auditor": False}
+            settings.update(naive_rag=True, use_auditor=False)
         elif name == "classifier_only":
-            settings = {"classifier_only": True, "use_researcher": False, "use_auditor": False}
+            settings.update(classifier_only=True, use_researcher=False, use_auditor=False)
         return cls(**{**settings, **overrides})
 
 
@@ -87,7 +90,7 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
     audited article (event "article"). It may raise to abort the run (a cancelled run): the
     exception propagates to the caller; no bundle is returned.
     """
-    params = params if params is not None else Params()
+    params = params if params is not None else Params.for_ablation("full", paths=strategy.paths)
     bundle = Bundle(case=case, defendant=defendant, strategy=strategy.name, params=asdict(params),
                     versions={"pipeline": PIPELINE_VERSION, **strategy.versions()})
     clock = StageClock(bundle.costs, progress, defendant)

@@ -19,6 +19,8 @@ class Strategy:
 
     # --- optional features (None / 0 / empty: the strategy does not offer it) ---
     prejudge_k: int = 0  # pre-judged charges it wants beyond Params.max_charges
+    # The Researcher's paths of its full pipeline (stages/researcher/paths.py); None: every registered default path.
+    paths: tuple[str, ...] | None = None
     intent_classifier: Any = None  # reranks the article path by the facts' intent (else the cue rules)
     expand_keywords: Callable[[str], list[str]] | None = None  # IRAC keywords for the sparse article search
     pick_community: Callable | None = None  # chooses the community of R_com among the best scored

@@ -17,7 +17,11 @@ evidence viewer can quote:
   interpretations set that standard (worker/agents/stages/auditor/amounts.py): the largest sum the facts state reaches
   the lowest standard of one tier the item names;
 - anchor: the item's most specific content word (the rarest among all checklist items, and rare enough:
-  at most ``ANCHOR_MAX_DF`` items use it) occurs in a sentence ("吸收公众存款", "罂粟").
+  at most ``ANCHOR_MAX_DF`` items use it) occurs in a sentence ("吸收公众存款", "罂粟"); where the share of
+  precedents whose facts use each word is known (``fact_share``), that word must also be rare in facts (at
+  most ``ANCHOR_MAX_FACT_SHARE``: "继续" names no element), and any other content word of the item that is
+  distinctive in both (at most ``DISTINCT_MAX_DF`` items, at most ``DISTINCT_MAX_FACT_SHARE`` of the
+  precedents) shows it too ("罂粟" in "××罂粟1494株", where the court's word 种植 was masked).
 
 Measured on the development split (``python -m training.element_coverage --cases .local/dev-split.jsonl
 --checklists ../shared/data/checklists.jsonl --train ../shared/data/cases.jsonl``, 2026-12-03): 382 of the
@@ -43,6 +47,11 @@ from worker.agents.stages.focus import SENTENCE_RE
 
 TERMS_SHARE = 0.5
 ANCHOR_MAX_DF = 30
+# Chosen on the development split with training/element_coverage.py (docs/TRAINING.md): gold articles with a
+# shown element 382 → 387 of 421, the twelve most cited other articles 1,493 → 1,330 of 6,515.
+ANCHOR_MAX_FACT_SHARE = 0.02
+DISTINCT_MAX_DF = 60
+DISTINCT_MAX_FACT_SHARE = 0.005
 WINDOW = 3  # sentences a conjunction of concepts may span
 GENERIC = frozenset({"公私财物", "人身", "故意", "以非法占有为目的", "社会管理秩序", "公共安全"})
 SCAFFOLD = frozenset({"是否", "属于", "行为", "行为人", "其他", "或者", "以及", "并且", "情节", "严重", "构成", "被告人"})
@@ -135,20 +144,25 @@ class ElementChecker:
     (over every checklist of the corpus), for the anchor rule; ``tokenize`` splits an item into words."""
 
     def __init__(self, *, tokenize: Callable[[str], list[str]], item_df: Counter | dict[str, int], n_items: int,
-                 standards: dict[int, dict[str, Standard]] | None = None):
+                 standards: dict[int, dict[str, Standard]] | None = None, fact_share: dict[str, float] | None = None):
         self.tokenize = tokenize
         self.item_df = dict(item_df)
         self.n_items = max(1, int(n_items))
+        # word → share of the precedents whose facts use it (a word no precedent uses: 0); empty: unknown
+        self.fact_share = dict(fact_share or {})
         # article pk → the amount standards its interpretations set (worker/agents/stages/auditor/amounts.py)
         self.standards = dict(standards or {})
         self._item_cache: dict[str, tuple] = {}
 
     @classmethod
     def from_items(cls, questions: Iterable[str], *, tokenize: Callable[[str], list[str]],
-                   standards: dict[int, dict[str, Standard]] | None = None) -> ElementChecker:
+                   standards: dict[int, dict[str, Standard]] | None = None,
+                   fact_share: Callable[[Iterable[str]], dict[str, float]] | None = None) -> ElementChecker:
+        """``fact_share(words)``: the share of precedents whose facts use each word (for the items' words)."""
         questions = list(questions)
         df = Counter(word for q in questions for word in set(content_words(q, tokenize)))
-        return cls(tokenize=tokenize, item_df=df, n_items=len(questions), standards=standards)
+        return cls(tokenize=tokenize, item_df=df, n_items=len(questions), standards=standards,
+                   fact_share=fact_share(sorted(df)) if fact_share is not None else None)
 
     def _item(self, question: str):
         found = self._item_cache.get(question)
@@ -158,9 +172,12 @@ class ElementChecker:
             required = [r for segment in ALTERNATIVES.split(question) if (r := self._required(segment, specific))]
             words = [w for w in content_words(question, self.tokenize) if w in self.item_df]
             anchor = max(words, key=lambda w: (math.log(self.n_items / self.item_df[w]), w), default=None)
-            if anchor is not None and self.item_df[anchor] > ANCHOR_MAX_DF:
+            if anchor is not None and (self.item_df[anchor] > ANCHOR_MAX_DF
+                                       or self.fact_share and self.fact_share.get(anchor, 0.0) > ANCHOR_MAX_FACT_SHARE):
                 anchor = None
-            found = (grams(content), required, anchor)
+            distinct = [w for w in words if self.fact_share and self.item_df[w] <= DISTINCT_MAX_DF
+                        and self.fact_share.get(w, 0.0) <= DISTINCT_MAX_FACT_SHARE and w != anchor]
+            found = (grams(content), required, [w for w in (anchor, *distinct) if w])
             self._item_cache[question] = found
         return found
 
@@ -214,7 +231,7 @@ class ElementChecker:
             if NOT_AN_ELEMENT.search(question):
                 out.append(Support(False, "not_an_element", 0.0, None))
                 continue
-            wanted, required, anchor = self._item(question)
+            wanted, required, anchors = self._item(question)
             best, where = 0.0, None
             for (start, end, _), sg in zip(sentences, sentence_grams):
                 share = len(wanted & sg) / len(wanted) if wanted else 0.0
@@ -233,9 +250,9 @@ class ElementChecker:
             if shown:
                 out.append(Support(True, "concepts", round(best, 4), shown[0], tuple(shown[1])))
                 continue
-            hit = next(((s, e) for s, e, text in sentences if anchor and anchor in text), None)
+            hit = next(((s, e, word) for word in anchors for s, e, text in sentences if word in text), None)
             if hit:
-                out.append(Support(True, "anchor", round(best, 4), hit, (anchor,)))
+                out.append(Support(True, "anchor", round(best, 4), hit[:2], (hit[2],)))
                 continue
             missed = reached[1] if reached is not None else None  # the facts' amount is below it
             out.append(Support(False, "", round(best, 4), None, standard=missed,
