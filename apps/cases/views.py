@@ -23,7 +23,7 @@ from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
 from apps.cases.forms import ApiTokenForm, ApiTokenIssueForm, CaseEditForm, CaseFilterForm, CaseForm, RunForm
 from apps.cases.models import Case, DefendantResult
-from apps.cases.evidence import evidence_context, term_label
+from apps.cases.evidence import evidence_view, term_label
 from apps.cases.selectors import (
     case_get_for,
     case_search,
@@ -360,7 +360,7 @@ EVIDENCE_PARTS = {"rejected": "cases/_evidence_rejected.html", "graph": "cases/_
 
 def result_detail(request, pk: int, position: int):
     result = result_get_for(user=request.user, run_pk=pk, position=position)
-    context = {"result": result, "run": result.run, "bundle": result.bundle, "ev": evidence_context(result.bundle)}
+    context = {"result": result, "run": result.run, "bundle": result.bundle, "ev": evidence_view(result.bundle)}
     part = request.GET.get("part", "")
     if part:
         if part not in EVIDENCE_PARTS:
