@@ -72,9 +72,10 @@ def review_items_by_result(review: Review) -> dict[int, dict[tuple[str, str], Re
     return out
 
 
-def review_progress(review: Review, results) -> dict:
-    """How many reviewable items (evidence items and checklist verdicts) have been accepted or overridden."""
-    decided = review_items_by_result(review)
+def review_progress(review: Review, results, *, items: dict | None = None) -> dict:
+    """How many reviewable items (evidence items and checklist verdicts) have been accepted or overridden.
+    ``items``: ``review_items_by_result(review)`` when the caller has read it already."""
+    decided = review_items_by_result(review) if items is None else items
     total = done = 0
     for r in results:
         refs = reviewable_refs(r.bundle or {})
