@@ -9,6 +9,7 @@ trained models come from the model registry when one is active (see training/).
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
 from apps.corpus.search_service import legal_tokenizer
@@ -171,12 +172,54 @@ def judgment_compute(*, case: CaseInput, strategy: str | Strategy = "statistical
                            progress=progress)
 
 
+def _statistical_stamp() -> tuple:
+    """What ``statistical_strategy()`` is built from, read in one query: the active models, the
+    checklist items and interpretations (as element_checker stamps them), and the charges (the
+    aliases and the names the statutes define)."""
+    from django.db import connection
+
+    from apps.corpus.models import Charge, ChecklistItem, Interpretation
+    from apps.registry.models import ModelVersion
+
+    models, items = ModelVersion._meta.db_table, ChecklistItem._meta.db_table
+    interpretations, charges = Interpretation._meta.db_table, Charge._meta.db_table
+    sql = (f"SELECT (SELECT coalesce(string_agg(kind || '=' || model_id, ',' ORDER BY kind, model_id), '') "
+           f"FROM {models} WHERE active), "
+           f"(SELECT count(*) FROM {items} WHERE variant = 'main'), (SELECT max(id) FROM {items} WHERE variant = 'main'), "
+           f"(SELECT count(*) FROM {interpretations}), (SELECT max(id) FROM {interpretations}), "
+           f"(SELECT md5(coalesce(string_agg(id || '|' || name || '|' || coalesce(canonical_id::text, '') || '|' "
+           f"|| official::text, ',' ORDER BY id), '')) FROM {charges})")
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        return tuple(cursor.fetchone())
+
+
+_SHARED_LOCK = threading.Lock()
+_SHARED: dict = {}
+
+
+def statistical_strategy_shared() -> StatisticalStrategy:
+    """The statistical strategy with the active models, built once per process (models loaded, element
+    checker, aliases) and built again when what it is built from changes: one query per call checks
+    (``_statistical_stamp``). For the what-ifs of the web process, which run only its Adjudicator: the
+    strategy keeps nothing of one case for the next but the views of the texts it has seen
+    (StatisticalStrategy._focus_view: tokens and model rankings of a focused text, the same every time)."""
+    stamp = _statistical_stamp()
+    with _SHARED_LOCK:
+        if _SHARED.get("stamp") != stamp:
+            _SHARED.update(stamp=stamp, strategy=statistical_strategy())
+        return _SHARED["strategy"]
+
+
 def judgment_whatif(*, bundle: dict, overrides, strategy: str) -> Bundle:
     """Only the Adjudicator again on a stored bundle with a reviewer's overrides (worker.agents.tools.whatif);
-    nothing is retrieved or verified again. Raises OverrideInvalid for an override that does not apply."""
+    nothing is retrieved or verified again. Raises OverrideInvalid for an override that does not apply.
+    The statistical strategy is the process's shared one; an LLM strategy is built for each what-if (it
+    carries a per-case budget)."""
     from worker.agents.tools.whatif import readjudicate
 
-    return readjudicate(bundle, overrides, strategy=strategy_build(strategy), graph=AgeGraphStore())
+    built = statistical_strategy_shared() if strategy == "statistical" else strategy_build(strategy)
+    return readjudicate(bundle, overrides, strategy=built, graph=AgeGraphStore())
 
 
 def bundle_replay(bundle: Bundle | dict) -> tuple[Bundle, dict[str, int]]:

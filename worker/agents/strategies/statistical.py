@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -51,6 +52,7 @@ PREJUDGE_K = 10  # charges the Researcher anchors on (chosen on the development 
 FALLBACK_THRESHOLD = 0.35  # without a trained Auditor: the strongest single evidence an article needs
 FALLBACK_MULTI = 0.5  # a further charge: the charge classifier's own probability, with or without an Auditor
 BEST_SUPPORTED_FALLBACK = True  # when nothing passes, the best candidate with a shown element (dev split: +3 points)
+FOCUS_VIEWS = 8  # focused texts whose tokens and model rankings a strategy keeps (see _focus_view)
 COMPANION_SHARE = 0.5  # a verified article defining no charge goes with a charge cited by this share of its precedents
 
 
@@ -75,7 +77,9 @@ class StatisticalStrategy(Strategy):
         self.elements = elements or ElementChecker(tokenize=self.tokenize, item_df={}, n_items=1)
         # The Researcher's article path reranks with this (None: the cue rules).
         self.intent_classifier = IntentClassifier(intent_model, self.tokenize) if intent_model is not None else None
-        self._view: tuple[str, dict] | None = None
+        # The views of the FOCUS_VIEWS most recently used focused texts: a strategy shared by the
+        # what-ifs of a web process sees several defendants in turn, each of them again and again.
+        self._views: OrderedDict[str, dict] = OrderedDict()
         self._versions: dict[str, str] | None = None
         self._legal_vectors: dict[tuple[int, int | None], dict[int, float]] = {}
         self._labels_of_charge: dict[str, list[str]] = {}
@@ -100,13 +104,26 @@ class StatisticalStrategy(Strategy):
 
     # -- what every stage needs of one focused text, computed once ----------------------
     def _focus_view(self, focus: str) -> dict:
-        if self._view is None or self._view[0] != focus:  # one text at a time: keep only the last
+        # Safe to call from several threads: a view is built from the text alone, so two threads that
+        # build the same one build equal ones, and each returns the view it looked up or built.
+        view = self._views.get(focus)
+        if view is not None:
+            try:
+                self._views.move_to_end(focus)  # the least recently used one goes first
+            except KeyError:  # dropped by another thread meanwhile: this thread still has it
+                pass
+        else:
             tokens = self.tokenize(focus)
             view = {"tokens": tokens, "charges": _ranking(self.charge_model, tokens),
                     "articles": _ranking(self.article_model, tokens),
                     "vector": _vector(self.charge_model, tokens), "facts": None}
-            self._view = (focus, view)
-        return self._view[1]
+            self._views[focus] = view
+            while len(self._views) > FOCUS_VIEWS:
+                try:
+                    self._views.popitem(last=False)
+                except KeyError:  # emptied by another thread meanwhile
+                    break
+        return view
 
     # -- stages ------------------------------------------------------------------------
     def focus(self, case: CaseInput, defendant: str) -> str:
