@@ -13,6 +13,7 @@ import re
 import statistics
 
 from django.urls import reverse
+from django.utils.functional import Promise
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import get_language, gettext_lazy
@@ -492,7 +493,30 @@ def evidence_view(stored: dict | None) -> dict:
     from apps.core.caching import cached, derived_key
 
     key = derived_key("evidence", _code(), get_language() or "", bundle_digest(stored))
-    return cached(key, lambda: evidence_context(stored))
+    return cached(key, lambda: _plain(evidence_context(stored)))
+
+
+def _plain(value, seen: dict | None = None):
+    """``value`` with its lazy translations as the strings they are now (the key names the language):
+    an unpickled lazy string builds a proxy class of its own, which costs more than the string. A dict
+    or list met twice stays one object (``verified_articles`` holds the rows of ``articles``, and the
+    review page annotates them once)."""
+    seen = {} if seen is None else seen
+    if isinstance(value, (dict, list, tuple)):
+        if id(value) in seen:
+            return seen[id(value)]
+        if isinstance(value, dict):
+            out = seen[id(value)] = {}
+            out.update((k, _plain(v, seen)) for k, v in value.items())
+        elif isinstance(value, list):
+            out = seen[id(value)] = []
+            out.extend(_plain(v, seen) for v in value)
+        else:
+            out = seen[id(value)] = tuple(_plain(v, seen) for v in value)
+        return out
+    if isinstance(value, Promise):
+        return str(value)
+    return value
 
 
 def outcome_view(stored: dict | None) -> dict:
