@@ -172,25 +172,28 @@ def judgment_compute(*, case: CaseInput, strategy: str | Strategy = "statistical
                            progress=progress)
 
 
+# What statistical_strategy() is built from, in one query: the active models, the checklist items and
+# interpretations (as element_checker stamps them), and the charges (the aliases and the names the
+# statutes define). The tables are the models' (tests/judging/test_whatif_strategy.py checks the names).
+STAMP_TABLES = ("registry_modelversion", "corpus_checklistitem", "corpus_interpretation", "corpus_charge")
+_STAMP_SQL = """
+SELECT (SELECT coalesce(string_agg(kind || '=' || model_id, ',' ORDER BY kind, model_id), '')
+          FROM registry_modelversion WHERE active),
+       (SELECT count(*) FROM corpus_checklistitem WHERE variant = 'main'),
+       (SELECT max(id) FROM corpus_checklistitem WHERE variant = 'main'),
+       (SELECT count(*) FROM corpus_interpretation),
+       (SELECT max(id) FROM corpus_interpretation),
+       (SELECT md5(coalesce(string_agg(id || '|' || name || '|' || coalesce(canonical_id::text, '') || '|'
+                                       || official::text, ',' ORDER BY id), ''))
+          FROM corpus_charge)
+"""
+
+
 def _statistical_stamp() -> tuple:
-    """What ``statistical_strategy()`` is built from, read in one query: the active models, the
-    checklist items and interpretations (as element_checker stamps them), and the charges (the
-    aliases and the names the statutes define)."""
     from django.db import connection
 
-    from apps.corpus.models import Charge, ChecklistItem, Interpretation
-    from apps.registry.models import ModelVersion
-
-    models, items = ModelVersion._meta.db_table, ChecklistItem._meta.db_table
-    interpretations, charges = Interpretation._meta.db_table, Charge._meta.db_table
-    sql = (f"SELECT (SELECT coalesce(string_agg(kind || '=' || model_id, ',' ORDER BY kind, model_id), '') "
-           f"FROM {models} WHERE active), "
-           f"(SELECT count(*) FROM {items} WHERE variant = 'main'), (SELECT max(id) FROM {items} WHERE variant = 'main'), "
-           f"(SELECT count(*) FROM {interpretations}), (SELECT max(id) FROM {interpretations}), "
-           f"(SELECT md5(coalesce(string_agg(id || '|' || name || '|' || coalesce(canonical_id::text, '') || '|' "
-           f"|| official::text, ',' ORDER BY id), '')) FROM {charges})")
     with connection.cursor() as cursor:
-        cursor.execute(sql)
+        cursor.execute(_STAMP_SQL)
         return tuple(cursor.fetchone())
 
 
