@@ -31,7 +31,7 @@ from apps.cases.services.idempotency import (
     fingerprint,
     idempotent_create,
 )
-from apps.cases.services.intake import IntakeUnconfirmed, case_findings, case_intake, case_revise
+from apps.cases.services.intake import IntakeUnconfirmed, case_findings, case_intake, case_revise, statute_coverage
 from apps.cases.services.runs import judgment_cancel, judgment_request, judgment_retry
 from worker.agents.names import ABLATIONS
 
@@ -105,7 +105,11 @@ class CaseSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(FindingSerializer(many=True))
     def get_warnings(self, case):
-        return [{"code": f.code, "field": f.field, "message": f.message} for f in case_findings(case)]
+        # The statutes' coverage is the same for every case of a listing: read once per serialisation.
+        if "coverage" not in self.context:
+            self.context["coverage"] = statute_coverage()
+        return [{"code": f.code, "field": f.field, "message": f.message}
+                for f in case_findings(case, coverage=self.context["coverage"])]
 
 
 class TermSerializer(serializers.Serializer):
