@@ -145,7 +145,7 @@ def main() -> int:
                 print(f"    {float(q['time']) * 1000:7.2f} ms  {q['sql'][:300]}")
         if profiler:
             out = io.StringIO()
-            pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(args.profile)
+            pstats.Stats(profiler, stream=out).sort_stats(os.environ.get("PROFILE_SORT", "cumulative")).print_stats(args.profile)
             print(out.getvalue())
     return 0
 
