@@ -136,14 +136,15 @@ def opened(request, pk: int):
     return render(request, "review/_coverage.html", coverage_context(review=review, user=request.user, result=result))
 
 
-def _item_answer(request, review, position: int, target: str, ref: str, anchor: str):
+def _item_answer(request, review, position: int, target: str, ref: str, anchor: str, *, fresh=None):
     """After an item action: the htmx fragments of the page (controls, what-if, coverage, messages)
     without a reload, or the page itself again for a plain form post. Only what the action can have
-    changed is read again: the review's row (its version and status), its items and what-if."""
+    changed is read again: the review's row (its version and status; ``fresh``: as the action read it
+    under its lock), its items and what-if."""
     if not request.htmx:
         return _back(review.run_id, position, anchor)
     run = review.run
-    review = Review.objects.get(pk=review.pk)
+    review = fresh or Review.objects.get(pk=review.pk)
     review.run = run
     context = review_item_context(review=review, user=request.user, position=position, target=target, ref=ref)
     return render(request, "review/_item_response.html", context)
@@ -165,16 +166,18 @@ def item_set(request, pk: int):
     position = request.POST.get("position", "")
     result = get_object_or_404(review.run.results, position=int_param(position, -1))
     value = {"1": True, "0": False}.get(request.POST.get("value", ""))
+    fresh = None
     try:
-        review_item_set(review=review, result=result, target=request.POST.get("target", ""),
-                        ref=request.POST.get("ref", ""), action=request.POST.get("action", ""), value=value,
-                        reason=request.POST.get("reason", ""), user=request.user, version=_version(request))
+        item = review_item_set(review=review, result=result, target=request.POST.get("target", ""),
+                               ref=request.POST.get("ref", ""), action=request.POST.get("action", ""), value=value,
+                               reason=request.POST.get("reason", ""), user=request.user, version=_version(request))
+        fresh = item.review
     except ValidationError as exc:
         _errors(request, exc)
     except ReviewConflict as exc:
         messages.error(request, str(exc))
     return _item_answer(request, review, result.position, request.POST.get("target", ""), request.POST.get("ref", ""),
-                        request.POST.get("anchor", ""))
+                        request.POST.get("anchor", ""), fresh=fresh)
 
 
 @require_POST

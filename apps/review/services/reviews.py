@@ -137,10 +137,13 @@ def review_item_set(*, review: Review, result: DefendantResult, target: str, ref
         else:
             item.action, item.value, item.reason, item.actor = action, value, reason, user
             item.save(update_fields=["action", "value", "reason", "actor", "at"])
-        audit_append(action=f"review.{action}", obj=locked, actor=user, before=before,
-                     after={**_item_view(item), "result": result.position, "version": locked.version}, reason=reason)
+            item.review = locked  # as created: the item's review is the row read under its lock
         if action == ReviewItem.Action.OVERRIDE or (before and before["action"] == ReviewItem.Action.OVERRIDE):
             whatif_compute(review=locked, result=result)
+        # Last: from the append to the commit every other audited write waits on the trail's lock (the
+        # what-if above runs before it, not while other reviewers wait).
+        audit_append(action=f"review.{action}", obj=locked, actor=user, before=before,
+                     after={**_item_view(item), "result": result.position, "version": locked.version}, reason=reason)
     return item
 
 
@@ -155,9 +158,9 @@ def review_item_undo(*, review: Review, item: ReviewItem, user, version: int | N
             raise ReviewConflict(_("This item belongs to another review version."))
         before, result = _item_view(item), item.result
         item.delete()
-        audit_append(action="review.undo", obj=locked, actor=user, before=before,
-                     after={"result": result.position, "version": locked.version})
         whatif_compute(review=locked, result=result)
+        audit_append(action="review.undo", obj=locked, actor=user, before=before,  # last: see review_item_set
+                     after={"result": result.position, "version": locked.version})
 
 
 def _check_ref(result: DefendantResult, target: str, ref: str) -> None:
