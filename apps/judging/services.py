@@ -9,6 +9,7 @@ trained models come from the model registry when one is active (see training/).
 
 from __future__ import annotations
 
+import logging
 import threading
 from functools import lru_cache
 
@@ -24,8 +25,10 @@ from worker.agents.strategies.registry import STRATEGY_CLASSES
 from worker.agents.strategies.statistical import StatisticalStrategy
 from worker.agents.types import Bundle, CaseInput
 
+logger = logging.getLogger(__name__)
+
 __all__ = ["MODES", "STRATEGIES", "bundle_replay", "judgment_compute", "judgment_whatif", "llm_client",
-           "statistical_strategy", "strategy_build"]
+           "statistical_strategy", "statistical_strategy_shared", "strategy_build", "whatif_preload"]
 
 
 @lru_cache(maxsize=1)
@@ -212,6 +215,21 @@ def statistical_strategy_shared() -> StatisticalStrategy:
         if _SHARED.get("stamp") != stamp:
             _SHARED.update(stamp=stamp, strategy=statistical_strategy())
         return _SHARED["strategy"]
+
+
+def whatif_preload() -> None:
+    """Build the shared strategy of the what-ifs now (a web process calls this in a background thread
+    when it starts: legalsite/wsgi.py), so that no reviewer's override waits for the tokenizer, the
+    checklist statistics and the models to load. A failure is logged: the first what-if builds it then."""
+    from django.db import connection
+
+    try:
+        _tokenizer()
+        statistical_strategy_shared()
+    except Exception:  # noqa: BLE001 - a background warm-up: the request path builds what is missing
+        logger.warning("the what-if strategy was not preloaded", exc_info=True)
+    finally:
+        connection.close()
 
 
 def judgment_whatif(*, bundle: dict, overrides, strategy: str) -> Bundle:
