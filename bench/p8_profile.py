@@ -6,8 +6,9 @@
 A single client through Django's test client (the whole middleware stack, no gunicorn, no
 network), on the scratch database P8 prepared (``bench/run.py p8`` creates its users, the case
 and the review runs once). For each endpoint: the median and the 90th percentile of ``--repeat``
-requests (wall time, and the median CPU time of this process), the SQL queries of one request (count and their time), and with ``--profile N`` the N
-functions with the largest cumulative time (cProfile) over the repeats. This is the tool to find
+requests (wall time, and the median CPU time of this process), the SQL queries of one request (count
+and their time), and with ``--profile N`` the N functions with the largest cumulative time (cProfile;
+PROFILE_SORT=tottime for the time spent in each function itself) over the repeats. This is the tool to find
 where an endpoint spends its time; P8 itself (8 clients, gunicorn) is the figure to report.
 The review actions write (Accept, Override with its what-if), as P8's do.
 """
@@ -51,8 +52,8 @@ def _fixture() -> dict:
     run = JudgmentRun.objects.filter(case__team=team, status=JudgmentRun.Status.DONE).order_by("pk").first()
     if run is None:
         sys.exit("no P8 fixture in this database: run `python bench/run.py p8` once (DB_NAME = its scratch database)")
-    review_run = JudgmentRun.objects.filter(case__team=team, case__title=REVIEW_CASE_TITLE, status=JudgmentRun.Status.DONE) \
-        .order_by("pk").first()
+    review_run = JudgmentRun.objects.filter(case__team=team, case__title=REVIEW_CASE_TITLE,
+                                            status=JudgmentRun.Status.DONE).order_by("pk").first()
     out = {"case": run.case_id, "run": run.pk, "review": None}
     if review_run is not None:
         result = review_run.results.order_by("position").first()
@@ -72,7 +73,8 @@ def _requests(f: dict) -> list[tuple[str, str, str, dict, dict | None]]:
         htmx = {"HX-Request": "true"}
         form = {"position": r["position"], "target": r["target"], "ref": r["ref"]}
         out += [("review page", "reviewer", f"/review/runs/{r['run']}/", {}, None),
-                ("review item Accept", "reviewer", f"/review/runs/{r['run']}/items/", htmx, {**form, "action": "accept"}),
+                ("review item Accept", "reviewer", f"/review/runs/{r['run']}/items/", htmx,
+                 {**form, "action": "accept"}),
                 ("review item Override (what-if)", "reviewer", f"/review/runs/{r['run']}/items/", htmx,
                  {**form, "action": "override", "value": "0", "reason": OVERRIDE_REASON})]
     return out
@@ -145,7 +147,8 @@ def main() -> int:
                 print(f"    {float(q['time']) * 1000:7.2f} ms  {q['sql'][:300]}")
         if profiler:
             out = io.StringIO()
-            pstats.Stats(profiler, stream=out).sort_stats(os.environ.get("PROFILE_SORT", "cumulative")).print_stats(args.profile)
+            order = os.environ.get("PROFILE_SORT", "cumulative")
+            pstats.Stats(profiler, stream=out).sort_stats(order).print_stats(args.profile)
             print(out.getvalue())
     return 0
 

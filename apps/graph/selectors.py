@@ -154,7 +154,8 @@ class Neighbours:
     def __getitem__(self, window: slice) -> list[tuple[dict, dict, dict]]:
         """The neighbours in ``window``, read once per generation of the graph."""
         start, stop = window.start or 0, window.stop if window.stop is not None else self.count()
-        return cached(derived_key("graph-neighbours", self.label, self.pk, start, stop), lambda: self._rows(start, stop))
+        key = derived_key("graph-neighbours", self.label, self.pk, start, stop)
+        return cached(key, lambda: self._rows(start, stop))
 
     def _rows(self, start: int, stop: int) -> list[tuple[dict, dict, dict]]:
         rows, offset = [], 0

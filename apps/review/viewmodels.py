@@ -145,8 +145,8 @@ def review_part_context(*, review: Review, user, position: int) -> dict:
     run = review.run
     result = run.results.filter(position=position).first() or run.results.order_by("position").first()
     items = review_items_by_result(review).get(result.pk, {}) if result else {}
-    return {"run": run, "review": review, "result": result, "ev": annotate(evidence_view(result.bundle), items) if result
-            else {}, "rv": _rv(review, user, result)}
+    ev = annotate(evidence_view(result.bundle), items) if result else {}
+    return {"run": run, "review": review, "result": result, "ev": ev, "rv": _rv(review, user, result)}
 
 
 def coverage_context(*, review: Review, user, result) -> dict:
