@@ -4,9 +4,10 @@ A page that shows the same derived data on every load (a finished run's evidence
 graph's statistics, a page of a vertex's neighbours) computes it once and keeps it under a key that
 names everything it depends on: its own input (e.g. a digest of the bundle), the page language, the
 database, and the *generation* of the shared data it also reads (the published corpus and the graph
-built from it). Whatever changes that shared data (a corpus import, a graph build or sync, a restore)
-calls :func:`generation_bump`; the next read derives again under a new key, and the old entries
-expire unread. Nothing is ever invalidated by searching for keys.
+built from it). Whatever changes that shared data (a corpus import, a graph build, projection or sync,
+an edit in the corpus admin) calls :func:`generation_bump`; the next read derives again under a new
+key, and the old entries expire unread. Nothing is ever invalidated by searching for keys. A change
+made past all of these (SQL in a console) is seen when the value expires (DERIVED_TIMEOUT_S).
 
 The cache is an optimisation only: when Redis cannot be reached, :func:`cached` computes the value
 and the page is served as before.

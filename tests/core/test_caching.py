@@ -50,3 +50,16 @@ def test_an_unreachable_cache_costs_the_computation_not_the_page():
         assert cached(derived_key("test-value", "b"), lambda: 42) == 42
         generation_bump()  # nothing to advance, nothing raised
 
+
+
+def test_an_edit_in_the_corpus_admin_advances_the_generation():
+    from django.contrib import admin
+
+    from apps.corpus import admin as corpus_admin
+    from apps.corpus import models
+
+    registered = [a for model, a in admin.site._registry.items() if model._meta.app_label == "corpus"]
+    assert registered and all(isinstance(a, corpus_admin.DerivedDataFollows) for a in registered)
+    before = generation()
+    admin.site._registry[models.Law].delete_queryset(None, models.Law.objects.none())
+    assert generation() != before
