@@ -28,8 +28,10 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 CORPUS = "corpus"  # the published corpus, the graph built from it, the registered models
-# How long a derived value is kept without being read again (it is also dropped by a new generation).
-DERIVED_TIMEOUT_S = 6 * 3600
+# How long a derived value is kept (a new generation makes it unreachable sooner). An hour, as the
+# cache's default: Redis also carries the broker and has no memory limit of its own, so what a page
+# derived is not kept longer than a reviewer's sitting needs it.
+DERIVED_TIMEOUT_S = 3600
 _MISSING = object()
 
 
