@@ -272,6 +272,9 @@ if CELERY_TASK_TIME_LIMIT >= CELERY_VISIBILITY_TIMEOUT:
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
+# A web process builds the reviewers' what-if strategy (tokenizer, checklist statistics, the active
+# statistical models) in the background when it starts, not in the first reviewer's request.
+WHATIF_PRELOAD = env_bool("LEXTRACE_WHATIF_PRELOAD", True)
 # /healthz and the health page answer from a report at most this old (apps/core/health.py).
 HEALTH_CACHE_S = env_float("LEXTRACE_HEALTH_CACHE_SECONDS", 5.0)
 # Worker round trips a user may request (POST /health/pings/), as "N/second|minute|hour".

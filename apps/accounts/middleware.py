@@ -6,6 +6,14 @@ from django.contrib.auth import logout
 # Session keys: when the user logged in, and when they last did something.
 AUTH_AT = "_lextrace_auth_at"
 SEEN_AT = "_lextrace_seen_at"
+# Activity is written to the session at most once a minute (a tenth of a shorter idle timeout): every
+# request would otherwise save the session (an UPDATE of its row). The idle clock runs from the last
+# write, so a session ends at most that much before SESSION_IDLE_SECONDS of real idleness, never after.
+SEEN_AT_RESOLUTION_S = 60
+
+
+def _seen_resolution() -> float:
+    return min(SEEN_AT_RESOLUTION_S, settings.SESSION_IDLE_SECONDS / 10)
 
 
 def _is_activity(request) -> bool:
@@ -35,7 +43,7 @@ class SessionTimeoutMiddleware:
                 session[AUTH_AT] = session[SEEN_AT] = now
             elif now - auth_at > settings.SESSION_COOKIE_AGE or now - seen_at > settings.SESSION_IDLE_SECONDS:
                 logout(request)
-            elif _is_activity(request):
+            elif _is_activity(request) and now - seen_at >= _seen_resolution():
                 session[SEEN_AT] = now
         return self.get_response(request)
 

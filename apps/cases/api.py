@@ -6,7 +6,7 @@ staff role. Starting runs has its own throttle scope ("runs").
 """
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Prefetch
+from django.db.models import Prefetch, prefetch_related_objects
 from django.utils.cache import get_conditional_response, patch_cache_control
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import permissions, serializers, status
@@ -31,7 +31,7 @@ from apps.cases.services.idempotency import (
     fingerprint,
     idempotent_create,
 )
-from apps.cases.services.intake import IntakeUnconfirmed, case_findings, case_intake, case_revise
+from apps.cases.services.intake import IntakeUnconfirmed, case_findings, case_intake, case_revise, statute_coverage
 from apps.cases.services.runs import judgment_cancel, judgment_request, judgment_retry
 from worker.agents.names import ABLATIONS
 
@@ -105,7 +105,11 @@ class CaseSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(FindingSerializer(many=True))
     def get_warnings(self, case):
-        return [{"code": f.code, "field": f.field, "message": f.message} for f in case_findings(case)]
+        # The statutes' coverage is the same for every case of a listing: read once per serialisation.
+        if "coverage" not in self.context:
+            self.context["coverage"] = statute_coverage()
+        return [{"code": f.code, "field": f.field, "message": f.message}
+                for f in case_findings(case, coverage=self.context["coverage"])]
 
 
 class TermSerializer(serializers.Serializer):
@@ -398,7 +402,9 @@ class RunDetailApi(_Api):
     @extend_schema(operation_id="runs_retrieve", responses=RunSerializer,
                    summary="Poll a run: status, progress per defendant, attempts and results")
     def get(self, request, pk: int):
-        return Response(_run_out(run_get_for(user=request.user, pk=pk)))
+        run = run_get_for(user=request.user, pk=pk)
+        prefetch_related_objects([run], _RESULTS, "attempts")  # onto the run just read, not a second read of it
+        return Response(RunSerializer(run).data)
 
 
 class RunBundleApi(_Api):

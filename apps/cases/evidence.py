@@ -6,10 +6,14 @@ apps/cases/selectors.py."""
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
+import json
 import re
 import statistics
 
 from django.urls import reverse
+from django.utils.functional import Promise
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import get_language, gettext_lazy
@@ -457,6 +461,82 @@ def evidence_context(stored: dict | None) -> dict:
         "model_scores": model_scores(bundle.versions),
         "params": dict(bundle.params),
         "llm_records": len(bundle.llm_records),
+    }
+
+
+@functools.lru_cache(maxsize=1)
+def _code() -> str:
+    """The code that builds the view-model (part of its cache key)."""
+    import sys
+
+    from apps.cases import reasons as reason_sentences
+    from apps.core.caching import code_token
+    from apps.graph import labels
+    from apps.registry import selectors as registry_selectors
+    from worker.agents import reasons, types, wording
+
+    return code_token(sys.modules[__name__], reason_sentences, labels, registry_selectors, reasons, types, wording)
+
+
+def bundle_digest(stored: dict | None) -> str:
+    """A digest of a stored bundle's content (the key of what is derived from it)."""
+    text = json.dumps(stored or {}, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def evidence_view(stored: dict | None) -> dict:
+    """``evidence_context(stored)``, derived once and kept in the shared cache (apps/core/caching.py):
+    keyed by the bundle's digest, the page language, the code that builds it and the generation of the
+    corpus and graph its labels are looked up in. A bundle is immutable once its run has finished (a
+    retention purge or a what-if is another bundle, so another key). Returns a fresh copy: a page may
+    annotate it (the review controls)."""
+    from apps.core.caching import cached, derived_key
+
+    key = derived_key("evidence", _code(), get_language() or "", bundle_digest(stored))
+    return cached(key, lambda: _plain(evidence_context(stored)))
+
+
+def _plain(value, seen: dict | None = None):
+    """``value`` with its lazy translations as the strings they are now (the key names the language):
+    an unpickled lazy string builds a proxy class of its own, which costs more than the string. A dict
+    or list met twice stays one object (``verified_articles`` holds the rows of ``articles``, and the
+    review page annotates them once)."""
+    seen = {} if seen is None else seen
+    if isinstance(value, (dict, list, tuple)):
+        if id(value) in seen:
+            return seen[id(value)]
+        if isinstance(value, dict):
+            out = seen[id(value)] = {}
+            out.update((k, _plain(v, seen)) for k, v in value.items())
+        elif isinstance(value, list):
+            out = seen[id(value)] = []
+            out.extend(_plain(v, seen) for v in value)
+        else:
+            out = seen[id(value)] = tuple(_plain(v, seen) for v in value)
+        return out
+    if isinstance(value, Promise):
+        return str(value)
+    return value
+
+
+def outcome_view(stored: dict | None) -> dict:
+    """What a judgment decided, from a stored bundle alone (no lookups): status, charges, the judged
+    articles, the term and the reasoning, as the review page's outcome panels show them. The same
+    values ``evidence_context`` gives for these fields."""
+    bundle = Bundle.from_dict(stored or {})
+    judgment = bundle.judgment
+    status = judgment.status.value if judgment else ""
+    labels = {a.key: a.label for a in (bundle.audit.articles if bundle.audit else [])}
+    numbers = {e.n for e in (judgment.evidence if judgment else [])}
+    term = _term_of(judgment.term if judgment else None)
+    return {
+        "status": status, "status_label": RESULT_STATUS_LABELS.get(status, status), "ok": status == "judged",
+        "message": judgment.message if judgment else "",
+        "charges": list(judgment.charges) if judgment else [],
+        "articles": [{"key": k, "label": labels.get(k, k), "anchor": f"art-{k}"}
+                     for k in (judgment.article_keys if judgment else [])],
+        "term": term["label"] if term else "",
+        "reasoning": _reasoning_segments(judgment.reasoning if judgment else "", numbers),
     }
 
 

@@ -23,7 +23,7 @@ from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
 from apps.cases.forms import ApiTokenForm, ApiTokenIssueForm, CaseEditForm, CaseFilterForm, CaseForm, RunForm
 from apps.cases.models import Case, DefendantResult
-from apps.cases.evidence import evidence_context, term_label
+from apps.cases.evidence import evidence_view, term_label
 from apps.cases.selectors import (
     case_get_for,
     case_search,
@@ -91,7 +91,7 @@ def _charge_cell(case, per_result: dict, reviewed: dict) -> dict:
 
 def case_list(request):
     filters = CaseFilterForm(request.GET or None, user=request.user)
-    cases = case_search(user=request.user, **filters.filters())
+    cases = case_search(user=request.user, **filters.filters()).defer("facts")  # a page of titles, not of facts
     page = Paginator(cases, PAGE_SIZE).get_page(request.GET.get("page"))
     charges = latest_result_charges([c.pk for c in page])
     reviewed = _reviewed(page)
@@ -122,7 +122,7 @@ def _terms_cells(terms: dict, review: dict | None) -> tuple[str, str]:
 
 def case_export(request):
     filters = CaseFilterForm(request.GET or None, user=request.user)
-    cases = list(case_search(user=request.user, **filters.filters())[:5000])
+    cases = list(case_search(user=request.user, **filters.filters()).defer("facts")[:5000])
     charges = latest_result_charges([c.pk for c in cases])
     reviewed = _reviewed(cases)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
@@ -193,7 +193,7 @@ def case_new(request):
 def _case_runs(case: Case) -> dict:
     from apps.review.selectors import review_outcomes
 
-    runs = list(case.runs.select_related("requested_by").prefetch_related(
+    runs = list(case.runs.select_related("requested_by").defer("facts").prefetch_related(
         Prefetch("results", queryset=DefendantResult.objects.defer("bundle"))))
     reviewed = review_outcomes([r.pk for r in runs])
     # While a run is queued or running, the runs table follows it (htmx) without a reload.
@@ -360,7 +360,7 @@ EVIDENCE_PARTS = {"rejected": "cases/_evidence_rejected.html", "graph": "cases/_
 
 def result_detail(request, pk: int, position: int):
     result = result_get_for(user=request.user, run_pk=pk, position=position)
-    context = {"result": result, "run": result.run, "bundle": result.bundle, "ev": evidence_context(result.bundle)}
+    context = {"result": result, "run": result.run, "bundle": result.bundle, "ev": evidence_view(result.bundle)}
     part = request.GET.get("part", "")
     if part:
         if part not in EVIDENCE_PARTS:

@@ -16,7 +16,8 @@ FAILURE_WINDOW = dt.timedelta(days=7)
 def _my_runs(user: User):
     from apps.cases.selectors import run_list_for
 
-    return run_list_for(user=user).filter(requested_by=user).select_related("case")
+    # Lists of runs: their facts (and the case's) stay in the database.
+    return run_list_for(user=user).filter(requested_by=user).select_related("case").defer("facts", "case__facts")
 
 
 def clerk_running(*, user: User) -> dict:
@@ -37,7 +38,7 @@ def _clerk_work(user: User) -> dict:
                     .order_by("-review__updated_at")[:LIST_SIZE])
     decided = list(mine.filter(review__status__in=[Review.Status.APPROVED, Review.Status.REJECTED])
                    .select_related("review").order_by("-review__updated_at")[:LIST_SIZE])
-    cases = list(case_search(user=user).filter(created_by=user)[:LIST_SIZE])
+    cases = list(case_search(user=user).filter(created_by=user).defer("facts")[:LIST_SIZE])
     return {**clerk_running(user=user), "returned": returned, "decided": decided, "cases": cases}
 
 

@@ -1,9 +1,27 @@
 from django.contrib import admin
 
+from apps.core.caching import generation_bump
 from apps.corpus import models
 
 
-class ReadOnlyProvenance(admin.ModelAdmin):
+class DerivedDataFollows(admin.ModelAdmin):
+    """An edit here changes what the pages derived from the corpus and keep in the shared cache (labels,
+    texts, counts: apps/core/caching.py): it is derived again, as after an import."""
+
+    def save_related(self, request, form, formsets, change):  # after the row, its inlines and relations
+        super().save_related(request, form, formsets, change)
+        generation_bump()
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        generation_bump()
+
+    def delete_queryset(self, request, queryset):
+        super().delete_queryset(request, queryset)
+        generation_bump()
+
+
+class ReadOnlyProvenance(DerivedDataFollows):
     """Imported rows are changed by importing, not by editing in place."""
 
     def has_delete_permission(self, request, obj=None):
@@ -21,7 +39,7 @@ class ImportBatchAdmin(ReadOnlyProvenance):
 
 
 @admin.register(models.Law)
-class LawAdmin(admin.ModelAdmin):
+class LawAdmin(DerivedDataFollows):
     list_display = ("title", "kind", "issuer")
     search_fields = ("title",)
 
@@ -36,7 +54,7 @@ class VersionInline(admin.TabularInline):
 
 
 @admin.register(models.Article)
-class ArticleAdmin(admin.ModelAdmin):
+class ArticleAdmin(DerivedDataFollows):
     list_display = ("label", "key", "law")
     list_filter = ("law",)
     search_fields = ("label", "key", "versions__text")
@@ -60,7 +78,7 @@ class ArticleVersionAdmin(ReadOnlyProvenance):
 
 
 @admin.register(models.Charge)
-class ChargeAdmin(admin.ModelAdmin):
+class ChargeAdmin(DerivedDataFollows):
     list_display = ("name", "official", "categories", "canonical")
     list_filter = ("official",)
     search_fields = ("name",)
@@ -68,7 +86,7 @@ class ChargeAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.ChecklistItem)
-class ChecklistItemAdmin(admin.ModelAdmin):
+class ChecklistItemAdmin(DerivedDataFollows):
     list_display = ("article_version", "variant", "order", "question", "origin")
     list_filter = ("origin", "variant")
     search_fields = ("question",)

@@ -57,9 +57,9 @@ def case_detail(request, pk: int, case_id: str):
     case = selectors.case_get(run, case_id)
     if case is None:
         raise Http404
-    from apps.cases.evidence import evidence_context  # the same evidence viewer as a judgment run's
+    from apps.cases.evidence import evidence_view  # the same evidence viewer as a judgment run's
 
-    bundles = [{"bundle": b, "ev": evidence_context(b)} for b in case.bundles]
+    bundles = [{"bundle": b, "ev": evidence_view(b)} for b in case.bundles]
     return render(request, "evaluation/case_detail.html", {"run": run, "case": case, "bundles": bundles})
 
 

@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.utils.translation import get_language
 
+from apps.core.caching import cached, derived_key
 from apps.core.params import int_param
 from apps.corpus.models import Article, Charge, Interpretation, Precedent
 from apps.graph import age
@@ -21,14 +22,31 @@ NEIGHBOURHOOD_PAGE = 100  # neighbours per page of the explorer (its table and i
 _ARTICLE_KEY = re.compile(r"^(\d+)(?:-(\d+))?$")
 
 
+# The statistics are counted again at least this often, whatever the generation says (a change made
+# past the services that advance it: an edit in the Django admin).
+STATISTICS_MAX_AGE_S = 300
+
+
+def graph_counts() -> dict:
+    """Rows per label in the tables (the source of truth) and in the AGE graph, and the communities:
+    counted once per generation of the corpus and graph (apps/core/caching.py; a graph build counts
+    them when it finishes, a sync or an import makes the next read count again), at most
+    STATISTICS_MAX_AGE_S old."""
+    def count() -> dict:
+        return {"graph": age.label_counts() if age.graph_exists() else {}, "tables": expected_counts(),
+                "communities": Community.objects.count()}
+
+    return cached(derived_key("graph-counts"), count, timeout=STATISTICS_MAX_AGE_S)
+
+
 def graph_statistics() -> dict:
-    actual = age.label_counts() if age.graph_exists() else {}
-    expected = expected_counts()
+    counts = graph_counts()
+    actual = counts["graph"]
     rows = [{"label": label, "caption": node_label(label) if label in NODE_COLOURS else relation_label(label),
              "relational": n, "graph": actual.get(label, 0), "ok": actual.get(label, 0) == n}
-            for label, n in expected.items()]
+            for label, n in counts["tables"].items()]
     return {"rows": rows, "consistent": all(r["ok"] for r in rows), "build": GraphBuild.objects.first(),
-            "communities": Community.objects.count()}
+            "communities": counts["communities"]}
 
 
 def graph_lookup(query: str) -> tuple[str, int] | None:
@@ -112,15 +130,20 @@ class Neighbours:
         self._groups: list[tuple[int, tuple[str, str, str]]] | None = None
 
     def groups(self) -> list[tuple[int, tuple[str, str, str]]]:
+        """(count, edge type) of every edge type the vertex has, counted once per generation of the
+        graph (apps/core/caching.py: a build, a sync or an import counts again)."""
         if self._groups is None:
-            counted = []
-            for group in _neighbour_groups(self.label):
-                (n,), = age.cypher(f"{_group_pattern(self.label, *group)} WHERE n.pk = $pk RETURN count(*)",
-                                   {"pk": self.pk}, columns=["n"])
-                if n:
-                    counted.append((int(n), group))
-            self._groups = sorted(counted, key=lambda g: (g[0], g[1]))
+            self._groups = cached(derived_key("graph-neighbour-groups", self.label, self.pk), self._count_groups)
         return self._groups
+
+    def _count_groups(self) -> list[tuple[int, tuple[str, str, str]]]:
+        counted = []
+        for group in _neighbour_groups(self.label):
+            (n,), = age.cypher(f"{_group_pattern(self.label, *group)} WHERE n.pk = $pk RETURN count(*)",
+                               {"pk": self.pk}, columns=["n"])
+            if n:
+                counted.append((int(n), group))
+        return sorted(counted, key=lambda g: (g[0], g[1]))
 
     def count(self) -> int:
         return sum(n for n, _group in self.groups())
@@ -129,7 +152,12 @@ class Neighbours:
         return self.count()
 
     def __getitem__(self, window: slice) -> list[tuple[dict, dict, dict]]:
+        """The neighbours in ``window``, read once per generation of the graph."""
         start, stop = window.start or 0, window.stop if window.stop is not None else self.count()
+        key = derived_key("graph-neighbours", self.label, self.pk, start, stop)
+        return cached(key, lambda: self._rows(start, stop))
+
+    def _rows(self, start: int, stop: int) -> list[tuple[dict, dict, dict]]:
         rows, offset = [], 0
         for n, (relation, direction, other) in self.groups():
             lo, hi = max(start - offset, 0), min(stop - offset, n)

@@ -9,6 +9,8 @@ trained models come from the model registry when one is active (see training/).
 
 from __future__ import annotations
 
+import logging
+import threading
 from functools import lru_cache
 
 from apps.corpus.search_service import legal_tokenizer
@@ -23,8 +25,10 @@ from worker.agents.strategies.registry import STRATEGY_CLASSES
 from worker.agents.strategies.statistical import StatisticalStrategy
 from worker.agents.types import Bundle, CaseInput
 
+logger = logging.getLogger(__name__)
+
 __all__ = ["MODES", "STRATEGIES", "bundle_replay", "judgment_compute", "judgment_whatif", "llm_client",
-           "statistical_strategy", "strategy_build"]
+           "statistical_strategy", "statistical_strategy_shared", "strategy_build", "whatif_preload"]
 
 
 @lru_cache(maxsize=1)
@@ -174,12 +178,72 @@ def judgment_compute(*, case: CaseInput, strategy: str | Strategy = "statistical
                            progress=progress)
 
 
+# What statistical_strategy() is built from, in one query: the active models, the checklist items and
+# interpretations (as element_checker stamps them), and the charges (the aliases and the names the
+# statutes define). The tables are the models' (tests/judging/test_whatif_strategy.py checks the names).
+STAMP_TABLES = ("registry_modelversion", "corpus_checklistitem", "corpus_interpretation", "corpus_charge")
+_STAMP_SQL = """
+SELECT (SELECT coalesce(string_agg(kind || '=' || model_id, ',' ORDER BY kind, model_id), '')
+          FROM registry_modelversion WHERE active),
+       (SELECT count(*) FROM corpus_checklistitem WHERE variant = 'main'),
+       (SELECT max(id) FROM corpus_checklistitem WHERE variant = 'main'),
+       (SELECT count(*) FROM corpus_interpretation),
+       (SELECT max(id) FROM corpus_interpretation),
+       (SELECT md5(coalesce(string_agg(id || '|' || name || '|' || coalesce(canonical_id::text, '') || '|'
+                                       || official::text, ',' ORDER BY id), ''))
+          FROM corpus_charge)
+"""
+
+
+def _statistical_stamp() -> tuple:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(_STAMP_SQL)
+        return tuple(cursor.fetchone())
+
+
+_SHARED_LOCK = threading.Lock()
+_SHARED: dict = {}
+
+
+def statistical_strategy_shared() -> StatisticalStrategy:
+    """The statistical strategy with the active models, built once per process (models loaded, element
+    checker, aliases) and built again when what it is built from changes: one query per call checks
+    (``_statistical_stamp``). For the what-ifs of the web process, which run only its Adjudicator: the
+    strategy keeps nothing of one case for the next but the views of the texts it has seen
+    (StatisticalStrategy._focus_view: tokens and model rankings of a focused text, the same every time)."""
+    stamp = _statistical_stamp()
+    with _SHARED_LOCK:
+        if _SHARED.get("stamp") != stamp:
+            _SHARED.update(stamp=stamp, strategy=statistical_strategy())
+        return _SHARED["strategy"]
+
+
+def whatif_preload() -> None:
+    """Build the shared strategy of the what-ifs now (a web process calls this in a background thread
+    when it starts: legalsite/wsgi.py), so that no reviewer's override waits for the tokenizer, the
+    checklist statistics and the models to load. A failure is logged: the first what-if builds it then."""
+    from django.db import connection
+
+    try:
+        _tokenizer()
+        statistical_strategy_shared()
+    except Exception:  # noqa: BLE001 - a background warm-up: the request path builds what is missing
+        logger.warning("the what-if strategy was not preloaded", exc_info=True)
+    finally:
+        connection.close()
+
+
 def judgment_whatif(*, bundle: dict, overrides, strategy: str) -> Bundle:
     """Only the Adjudicator again on a stored bundle with a reviewer's overrides (worker.agents.tools.whatif);
-    nothing is retrieved or verified again. Raises OverrideInvalid for an override that does not apply."""
+    nothing is retrieved or verified again. Raises OverrideInvalid for an override that does not apply.
+    The statistical strategy is the process's shared one; an LLM strategy is built for each what-if (it
+    carries a per-case budget)."""
     from worker.agents.tools.whatif import readjudicate
 
-    return readjudicate(bundle, overrides, strategy=strategy_build(strategy), graph=AgeGraphStore())
+    built = statistical_strategy_shared() if strategy == "statistical" else strategy_build(strategy)
+    return readjudicate(bundle, overrides, strategy=built, graph=AgeGraphStore())
 
 
 def bundle_replay(bundle: Bundle | dict) -> tuple[Bundle, dict[str, int]]:

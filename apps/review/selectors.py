@@ -28,6 +28,7 @@ def queue_runs(*, user, status: str = "pending", assigned: str = "", q: str = ""
     """Finished runs of the caller's teams with their review state ('pending' when never opened)."""
     runs = (run_list_for(user=user).filter(status=JudgmentRun.Status.DONE)
             .select_related("case", "case__team", "requested_by", "review", "review__assigned_to")
+            .defer("facts", "case__facts")  # a list of runs: their facts stay in the database
             .annotate(review_status=Coalesce(F("review__status"), Value(Review.Status.PENDING)),
                       n_results=Count("results", distinct=True)))
     if status and status != "all":
@@ -72,9 +73,10 @@ def review_items_by_result(review: Review) -> dict[int, dict[tuple[str, str], Re
     return out
 
 
-def review_progress(review: Review, results) -> dict:
-    """How many reviewable items (evidence items and checklist verdicts) have been accepted or overridden."""
-    decided = review_items_by_result(review)
+def review_progress(review: Review, results, *, items: dict | None = None) -> dict:
+    """How many reviewable items (evidence items and checklist verdicts) have been accepted or overridden.
+    ``items``: ``review_items_by_result(review)`` when the caller has read it already."""
+    decided = review_items_by_result(review) if items is None else items
     total = done = 0
     for r in results:
         refs = reviewable_refs(r.bundle or {})
@@ -120,7 +122,9 @@ def review_outcomes(run_ids) -> dict[int, dict]:
     if not reviews:
         return {}
     decisions: dict[int, list[Decision]] = {}
-    for d in Decision.objects.filter(review__in=reviews.values()).select_related("reviewer").order_by("-decided_at"):
+    # The snapshot an approval is bound to can be large and is not shown here.
+    for d in Decision.objects.filter(review__in=reviews.values()).defer("snapshot").select_related("reviewer") \
+            .order_by("-decided_at"):
         decisions.setdefault(d.review_id, []).append(d)
     out: dict[int, dict] = {}
     wanted: dict[int, int] = {}  # review id -> version whose what-ifs count

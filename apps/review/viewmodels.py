@@ -3,10 +3,11 @@ checklist verdict, the what-if beside the original, the decision history."""
 
 from __future__ import annotations
 
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from apps.cases.evidence import evidence_context
+from apps.cases.evidence import evidence_view, outcome_view
 from apps.review.models import Review, ReviewItem, WhatIf
 from apps.review.selectors import review_items_by_result, review_progress
 from apps.review.services.holds import hold_active
@@ -84,31 +85,74 @@ def _outcome(ev: dict) -> dict:
             "evidence": j.get("evidence") or []}
 
 
-def review_page_context(*, review: Review, user, position: int) -> dict:
+def _rv(review: Review, user, result) -> dict:
+    """What every control and form of the page needs: the shown defendant, the review version, editable."""
+    editable = review.status == Review.Status.PENDING and review.run.requested_by_id != user.pk
+    return {"position": result.position if result else 0, "version": review.version, "editable": editable,
+            "result_pk": result.pk if result else None,
+            # Every open control posts here (reversed once, not twice per control).
+            "item_set_url": reverse("review:item_set", args=[review.run_id])}
+
+
+def _review_parts(*, review: Review, user, position: int) -> dict:
+    """What the page and the htmx answers of its item actions share: the defendants, the shown one's
+    evidence (the cached view-model, evidence_view) with a control per item, the what-if beside the
+    run's outcome, the progress and the coverage. No evidence view-model is built for the what-if: its
+    outcome comes from its bundle alone (outcome_view)."""
     run = review.run
     results = list(run.results.order_by("position"))
     result = next((r for r in results if r.position == position), results[0] if results else None)
-    items = review_items_by_result(review)
-    ev = annotate(evidence_context(result.bundle), items.get(result.pk, {})) if result else {}
+    by_result = review_items_by_result(review)
+    items = by_result.get(result.pk, {}) if result else {}
+    ev = annotate(evidence_view(result.bundle), items) if result else {}
     whatif = WhatIf.objects.filter(review=review, version=review.version, result=result).first() if result else None
-    whatif_ev = evidence_context(whatif.bundle) if whatif and whatif.bundle else None
-    overrides = [i for i in items.get(result.pk, {}).values() if i.action == ReviewItem.Action.OVERRIDE] if result else []
-    is_submitter = run.requested_by_id == user.pk
-    pending = review.status == Review.Status.PENDING
+    overrides = [i for i in items.values() if i.action == ReviewItem.Action.OVERRIDE]
     return {
-        "run": run, "review": review, "results": results, "result": result, "bundle": result.bundle if result else {},
+        "run": run, "review": review, "results": results, "result": result,
         "ev": ev, "whatif": whatif, "original": _outcome(ev) if ev else None,
-        "changed": _outcome(whatif_ev) if whatif_ev else None,
+        "changed": outcome_view(whatif.bundle) if whatif and whatif.bundle else None,
         "overrides": [{"item": i, "what": describe(ev, i.target, i.ref), "value_label": value_label(i.target, i.value)}
                       for i in overrides],
-        "decisions": list(review.decisions.select_related("reviewer").order_by("-decided_at", "-pk")),
-        "approval": approval_current(review), "is_submitter": is_submitter,
-        "can_edit": pending and not is_submitter, "progress": review_progress(review, results),
-        "coverage": review_coverage(review, user, results),
-        "hold": hold_active(run.case),
-        "rv": {"position": result.position if result else 0, "version": review.version,
-               "editable": pending and not is_submitter, "result_pk": result.pk if result else None},
+        "progress": review_progress(review, results, items=by_result),
+        "coverage": review_coverage(review, user, results, items=[i for r in by_result.values() for i in r.values()]),
+        "rv": _rv(review, user, result),
     }
+
+
+def review_page_context(*, review: Review, user, position: int) -> dict:
+    parts = _review_parts(review=review, user=user, position=position)
+    run, result = parts["run"], parts["result"]
+    decisions = list(review.decisions.select_related("reviewer").order_by("-decided_at", "-pk"))
+    is_submitter = run.requested_by_id == user.pk
+    return {
+        **parts, "bundle": result.bundle if result else {}, "decisions": decisions,
+        "approval": approval_current(review, decisions), "is_submitter": is_submitter,
+        "can_edit": review.status == Review.Status.PENDING and not is_submitter, "hold": hold_active(run.case),
+    }
+
+
+def review_item_context(*, review: Review, user, position: int, target: str, ref: str) -> dict:
+    """The htmx answer to an accept, override or undo: the item's controls, the what-if, the coverage
+    (templates/review/_item_response.html), not the page."""
+    context = _review_parts(review=review, user=user, position=position)
+    context["controls"] = controls_for(context["ev"], target, ref)
+    return context
+
+
+def review_part_context(*, review: Review, user, position: int) -> dict:
+    """A part of the page loaded when it comes into view (the rejected articles, the graph, the analysis
+    details: templates/cases/_evidence.html with ``lazy``), with the controls of the items it shows."""
+    run = review.run
+    result = run.results.filter(position=position).first() or run.results.order_by("position").first()
+    items = review_items_by_result(review).get(result.pk, {}) if result else {}
+    ev = annotate(evidence_view(result.bundle), items) if result else {}
+    return {"run": run, "review": review, "result": result, "ev": ev, "rv": _rv(review, user, result)}
+
+
+def coverage_context(*, review: Review, user, result) -> dict:
+    """The coverage panel alone (templates/review/_coverage.html)."""
+    results = list(review.run.results.order_by("position"))
+    return {"run": review.run, "coverage": review_coverage(review, user, results), "rv": _rv(review, user, result)}
 
 
 def controls_for(ev: dict, target: str, ref: str) -> list[dict]:

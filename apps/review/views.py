@@ -4,6 +4,8 @@ Reads go through apps.review.selectors (the caller's teams, 404 otherwise);
 every write needs the reviewer role, checked again in the services.
 """
 
+import json
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
@@ -21,7 +23,7 @@ from apps.accounts.selectors import team_list_for
 from apps.cases.selectors import case_get_for
 from apps.core.params import int_param
 from apps.review import memo
-from apps.review.models import ReviewItem
+from apps.review.models import Review, ReviewItem
 from apps.review.selectors import QUEUE_STATUSES, queue_counts, queue_runs, review_run_get_for
 from apps.review.services.holds import legal_hold_release, legal_hold_set
 from apps.review.services.memos import NoRenderer
@@ -39,7 +41,7 @@ from apps.review.services.reviews import (
     review_item_undo,
     review_open,
 )
-from apps.review.viewmodels import controls_for, review_page_context
+from apps.review.viewmodels import coverage_context, review_item_context, review_page_context, review_part_context
 
 PAGE_SIZE = 25
 
@@ -78,6 +80,11 @@ def _label(status: str) -> str:
             "returned": _("returned to staff"), "all": _("all")}[status]
 
 
+# The parts of the evidence viewer loaded when they come into view (as on the evidence page, apps/cases/views.py).
+EVIDENCE_PARTS = {"rejected": "cases/_evidence_rejected.html", "graph": "cases/_evidence_graph.html",
+                  "analysis": "cases/_evidence_analysis.html"}
+
+
 @role_required(Role.REVIEWER)
 def review_detail(request, pk: int):
     """Read only: a changed approval is shown as no longer valid; invalidating it and recording that
@@ -86,11 +93,21 @@ def review_detail(request, pk: int):
     review = review_for_run(run)
     position = request.GET.get("d", "0")
     position = int_param(position, 0)
-    shown = review.run.results.filter(position=position).first() or review.run.results.order_by("position").first()
-    context = review_page_context(review=review, user=request.user, position=shown.position if shown else 0)
-    changed = approval_check(review)
+    part = request.GET.get("part", "")
+    if part:
+        if part not in EVIDENCE_PARTS:
+            raise Http404
+        context = review_part_context(review=review, user=request.user, position=position)
+        if part == "graph":
+            context["graph_json"] = json.dumps(context["ev"]["graph"], ensure_ascii=False)
+        return render(request, EVIDENCE_PARTS[part], context)
+    context = review_page_context(review=review, user=request.user, position=position)
+    changed = approval_check(review, context["approval"])
     if changed is not None:
         context["approval"], context["stale"] = None, "; ".join(changed)
+    # As on the evidence page: the rejected articles, the graph and the analysis details come as htmx
+    # fragments when they come into view (?all=1: everything in one page, without JavaScript).
+    context.update(lazy=not request.GET.get("all"), part_query=f"d={context['rv']['position']}&")
     return render(request, "review/review_detail.html", context)
 
 
@@ -116,18 +133,20 @@ def opened(request, pk: int):
     review_open(review=review, result=result, user=request.user)
     if not request.htmx:
         return _back(pk, result.position, "review-coverage")
-    context = review_page_context(review=review, user=request.user, position=result.position)
-    return render(request, "review/_coverage.html", context)
+    return render(request, "review/_coverage.html", coverage_context(review=review, user=request.user, result=result))
 
 
-def _item_answer(request, pk: int, position: int, target: str, ref: str, anchor: str):
+def _item_answer(request, review, position: int, target: str, ref: str, anchor: str, *, fresh=None):
     """After an item action: the htmx fragments of the page (controls, what-if, coverage, messages)
-    without a reload, or the page itself again for a plain form post."""
+    without a reload, or the page itself again for a plain form post. Only what the action can have
+    changed is read again: the review's row (its version and status; ``fresh``: as the action read it
+    under its lock), its items and what-if."""
     if not request.htmx:
-        return _back(pk, position, anchor)
-    review = _review_of(request, pk)
-    context = review_page_context(review=review, user=request.user, position=position)
-    context["controls"] = controls_for(context["ev"], target, ref)
+        return _back(review.run_id, position, anchor)
+    run = review.run
+    review = fresh or Review.objects.get(pk=review.pk)
+    review.run = run
+    context = review_item_context(review=review, user=request.user, position=position, target=target, ref=ref)
     return render(request, "review/_item_response.html", context)
 
 
@@ -147,16 +166,18 @@ def item_set(request, pk: int):
     position = request.POST.get("position", "")
     result = get_object_or_404(review.run.results, position=int_param(position, -1))
     value = {"1": True, "0": False}.get(request.POST.get("value", ""))
+    fresh = None
     try:
-        review_item_set(review=review, result=result, target=request.POST.get("target", ""),
-                        ref=request.POST.get("ref", ""), action=request.POST.get("action", ""), value=value,
-                        reason=request.POST.get("reason", ""), user=request.user, version=_version(request))
+        item = review_item_set(review=review, result=result, target=request.POST.get("target", ""),
+                               ref=request.POST.get("ref", ""), action=request.POST.get("action", ""), value=value,
+                               reason=request.POST.get("reason", ""), user=request.user, version=_version(request))
+        fresh = item.review
     except ValidationError as exc:
         _errors(request, exc)
     except ReviewConflict as exc:
         messages.error(request, str(exc))
-    return _item_answer(request, pk, result.position, request.POST.get("target", ""), request.POST.get("ref", ""),
-                        request.POST.get("anchor", ""))
+    return _item_answer(request, review, result.position, request.POST.get("target", ""), request.POST.get("ref", ""),
+                        request.POST.get("anchor", ""), fresh=fresh)
 
 
 @require_POST
@@ -168,7 +189,7 @@ def item_undo(request, pk: int, item_pk: int):
         review_item_undo(review=review, item=item, user=request.user, version=_version(request))
     except ReviewConflict as exc:
         messages.error(request, str(exc))
-    return _item_answer(request, pk, item.result.position, item.target, item.ref, request.POST.get("anchor", ""))
+    return _item_answer(request, review, item.result.position, item.target, item.ref, request.POST.get("anchor", ""))
 
 
 @require_POST

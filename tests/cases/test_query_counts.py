@@ -36,14 +36,25 @@ def more_runs(personas, run, n=4):
 # page -> (url, the cap, who reads it). The caps are the counts measured when they were set: a new
 # query per page is a deliberate change of this table. (+1 on the case list, case detail and API run
 # detail since a finished run's review is opened with its results: its decisions are read, in one query.)
+# Issue 20 (pages) lowered them (before → after): case list 13 → 10, case detail 17 → 12, evidence page
+# 18 → 6, API run detail 12 → 8, graph statistics 26 → 3, graph explorer 19 → 6, review page 30 → 10. A
+# page view no longer saves the session (BEGIN, UPDATE, COMMIT); the evidence view-model, the graph
+# statistics' counts and the explorer's neighbours are derived once and cached (apps/core/caching.py);
+# the review page reads its items and decisions once and no view-model of the what-if; the API run
+# detail reads its run once; the API case list reads the statutes' coverage once per listing, not for
+# each case. Home, run detail and API case list are new rows. The counts are of a second visit: the
+# first one derives what is cached.
 PAGES = {
-    "case list": (lambda run: "/cases/", 13, "staff_a"),
-    "case detail": (lambda run: f"/cases/{run.case_id}/", 17, "staff_a"),
-    "evidence page": (lambda run: f"/cases/runs/{run.pk}/defendants/0/", 18, "staff_a"),
-    "API run detail": (lambda run: f"/api/v1/runs/{run.pk}/", 12, "staff_a"),
-    "graph statistics": (lambda run: "/graph/", 26, "staff_a"),
-    "graph explorer": (lambda run: "/graph/explore/?q=264", 19, "staff_a"),
-    "review page": (lambda run: f"/review/runs/{run.pk}/", 33, "reviewer"),
+    "home": (lambda run: "/", 7, "staff_a"),
+    "case list": (lambda run: "/cases/", 10, "staff_a"),
+    "case detail": (lambda run: f"/cases/{run.case_id}/", 12, "staff_a"),
+    "run detail": (lambda run: f"/cases/runs/{run.pk}/", 8, "staff_a"),
+    "evidence page": (lambda run: f"/cases/runs/{run.pk}/defendants/0/", 6, "staff_a"),
+    "API case list": (lambda run: "/api/v1/cases/", 6, "staff_a"),
+    "API run detail": (lambda run: f"/api/v1/runs/{run.pk}/", 8, "staff_a"),
+    "graph statistics": (lambda run: "/graph/", 3, "staff_a"),
+    "graph explorer": (lambda run: "/graph/explore/?q=264", 6, "staff_a"),
+    "review page": (lambda run: f"/review/runs/{run.pk}/", 10, "reviewer"),
 }
 
 
@@ -81,3 +92,33 @@ def test_a_bundle_download_answers_a_conditional_get_with_304(personas, judged_r
     changed = client.get(url, HTTP_ACCEPT="application/json", HTTP_IF_NONE_MATCH=etag)
     assert changed.status_code == 200 and changed["ETag"] != etag
     assert any(b.get("purged") for b in changed.json()["bundles"])
+
+
+# An htmx item action of the review page: the write (run, review, result, the locked review, the item, the
+# audit append: lock, head, insert, in one transaction) and the answer (results, items, what-if,
+# openings). An override adds the what-if: its overrides, the strategy's stamp, the graph reads of the
+# Adjudicator, the what-if's row. Before issue 20 an accept took 42 queries and an override 63.
+ITEM_ACTIONS = {"accept": ({"action": "accept"}, 17), "override": ({"action": "override", "value": "0",
+                                                                     "reason": "not shown"}, 25)}
+
+
+@pytest.mark.parametrize("action", list(ITEM_ACTIONS))
+def test_an_htmx_item_action_does_a_bounded_number_of_queries(personas, judged_run, django_assert_max_num_queries,
+                                                                action):
+    from django.urls import reverse
+
+    from tests.review.conftest import first_item
+
+    fields, cap = ITEM_ACTIONS[action]
+    client = personas.client(personas.reviewer)
+    client.get(f"/review/runs/{judged_run.pk}/")
+    result, article, item = first_item(judged_run)
+    data = {"target": "item", "ref": f"{article['article_pk']}:{item['item_pk']}", "position": result.position,
+            "version": 1, **fields}
+    url = reverse("review:item_set", args=[judged_run.pk])
+    client.post(url, data, HTTP_HX_REQUEST="true")  # the first time: the item is created
+    with django_assert_max_num_queries(cap):
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.post(url, data, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200 and "<html" not in response.content.decode()
+    print(action, len(ctx.captured_queries))

@@ -115,3 +115,21 @@ def test_logout_deletes_the_server_side_session(personas):
     replay = Client()
     replay.cookies[settings.SESSION_COOKIE_NAME] = key
     assert replay.get("/cases/").status_code == 302
+
+
+@pytest.mark.django_db
+def test_activity_is_written_to_the_session_at_most_once_a_minute(personas):
+    """A page view within the minute after the last recorded activity does not save the session."""
+    from apps.accounts.middleware import SEEN_AT_RESOLUTION_S
+
+    client = Client()
+    with freeze_time("2026-03-01 09:00:00") as clock:
+        log_in(client, personas.staff_a)
+        key = client.cookies[settings.SESSION_COOKIE_NAME].value
+        saved = Session.objects.get(session_key=key).session_data
+        clock.tick(timedelta(seconds=SEEN_AT_RESOLUTION_S - 1))
+        assert client.get("/cases/").status_code == 200
+        assert Session.objects.get(session_key=key).session_data == saved, "not saved within the minute"
+        clock.tick(timedelta(seconds=2))
+        assert client.get("/cases/").status_code == 200
+        assert Session.objects.get(session_key=key).session_data != saved, "recorded once the minute is over"

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
-from django.db.models import Min
+from django.db.models import Count, Min, Q
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
@@ -104,15 +104,22 @@ def statute_coverage() -> dict | None:
     from apps.corpus.models import ArticleVersion
 
     versions = ArticleVersion.objects.all()
-    if not versions.exists() or versions.filter(valid_from__isnull=True).exists():
+    found = versions.aggregate(n=Count("pk"), open=Count("pk", filter=Q(valid_from__isnull=True)),
+                               start=Min("valid_from"))
+    if not found["n"] or found["open"]:
         return None
-    start = versions.aggregate(start=Min("valid_from"))["start"]
+    start = found["start"]
     first = versions.filter(valid_from=start).select_related("article__law").order_by("article__law__title").first()
     return {"law": first.article.law.title, "valid_from": start}
 
 
-def intake_check(*, facts: str, offence_date: dt.date | None, defendants: Iterable[str]) -> list[IntakeFinding]:
-    """Everything a clerk should know about these inputs before the case is saved or run."""
+_READ = object()
+
+
+def intake_check(*, facts: str, offence_date: dt.date | None, defendants: Iterable[str],
+                 coverage=_READ) -> list[IntakeFinding]:
+    """Everything a clerk should know about these inputs before the case is saved or run.
+    ``coverage``: ``statute_coverage()`` when the caller checks several cases at once."""
     findings: list[IntakeFinding] = []
     facts = facts or ""
     absent = [name for name in defendants if name and not mentioned_as_party(name, facts)]
@@ -128,7 +135,10 @@ def intake_check(*, facts: str, offence_date: dt.date | None, defendants: Iterab
         findings.append(IntakeFinding(FUTURE_DATE, "offence_date", _(
             "The offence date %(date)s is in the future. Enter the day the offence was committed.")
             % {"date": offence_date.isoformat()}))
-    coverage = statute_coverage() if offence_date else None
+    if not offence_date:
+        coverage = None
+    elif coverage is _READ:
+        coverage = statute_coverage()
     if coverage and offence_date < coverage["valid_from"]:
         findings.append(IntakeFinding(BEFORE_COVERAGE, "offence_date", _(
             "The offence date is before the statutes on file begin: the earliest version held is %(law)s as in force "
@@ -143,8 +153,10 @@ def intake_check(*, facts: str, offence_date: dt.date | None, defendants: Iterab
     return findings
 
 
-def case_findings(case: Case) -> list[IntakeFinding]:
-    return intake_check(facts=case.facts, offence_date=case.offence_date, defendants=case.defendants)
+def case_findings(case: Case, *, coverage=_READ) -> list[IntakeFinding]:
+    """``coverage``: ``statute_coverage()`` when the caller checks several cases at once."""
+    return intake_check(facts=case.facts, offence_date=case.offence_date, defendants=case.defendants,
+                        coverage=coverage)
 
 
 def _unconfirmed(findings: list[IntakeFinding], confirmed: bool) -> None:

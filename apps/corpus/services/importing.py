@@ -28,6 +28,7 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
 from apps.audit.services import audit_append
+from apps.core.caching import generation_bump
 from apps.core.dbstats import tables_analyze
 from apps.core.jobs import job_claim, job_finish
 from apps.corpus.models import Article, ArticleVersion, Charge, ChecklistItem, ImportBatch, Interpretation, Precedent, PrecedentOutcome
@@ -456,6 +457,8 @@ def corpus_import(*, data: bytes | None = None, filename: str, user=None, amendm
 
             _stage(progress, "updating the graph")
             graph_follow_import(kind=parsed.kind, batch=batch)
+            # Labels, texts and counts the pages derived from the corpus are derived again (apps/core/caching.py).
+            generation_bump()
             # The audit event commits with the publication or not at all (INV-5); last, to hold its lock briefly.
             audit_append(action="corpus.import", obj=batch, actor=user or batch.created_by,
                          after={"kind": parsed.kind, "filename": batch.filename, "sha256": batch.sha256, "counts": counts})

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from apps.core.caching import generation_bump
 from apps.core.dbstats import tables_analyze
 from apps.corpus.models import Precedent, PrecedentOutcome, SearchIndex
 from apps.corpus.services.importing import CORPUS_MODELS
@@ -143,6 +144,11 @@ def graph_build(*, k: int = DEFAULTS["k"], resolution: float = DEFAULTS["resolut
         build.timings = timings
         build.finished_at = timezone.now()
         build.save()
+        generation_bump()  # communities and features were replaced, whether or not the build finished
+    # The statistics page's counts, counted now rather than by its first reader.
+    from apps.graph.selectors import graph_counts
+
+    graph_counts()
     return build
 
 

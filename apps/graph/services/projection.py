@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from apps.core.caching import generation_bump
 from apps.corpus.models import Article, Charge, ChecklistItem, Interpretation, Precedent, PrecedentOutcome
 from apps.graph import age
 from apps.graph.models import CaseFeatures, Community, CommunityMembership, Feature, Similarity
@@ -194,6 +195,7 @@ def graph_project_all(progress: Callable[[str], None] | None = None) -> dict[str
         if progress:
             progress(f"edges {spec.label}")
     age.graph_analyze()
+    generation_bump()  # what the pages derived from the graph is derived again (apps/core/caching.py)
     return age.label_counts()
 
 
@@ -236,6 +238,7 @@ def graph_sync(label: str, pks: Iterable[int]) -> None:
     pks = set(pks)
     if not pks or not age.graph_exists():
         return
+    generation_bump()  # what the pages derived from the graph is derived again (apps/core/caching.py)
     _create_labels()
     _delete_vertices(label, pks)
     if label == "Article":

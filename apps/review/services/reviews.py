@@ -59,10 +59,12 @@ def _four_eyes(review: Review, user, *, what: str) -> None:
 def review_for_run(run: JudgmentRun) -> Review:
     """The run's review. Only a finished ('done') run can be reviewed. The worker opens it when the run
     finishes (apps/cases/services/runs.py), and migration 0003 opened it for the runs finished before,
-    so a page view finds it; it is created here only for a done run written outside those paths."""
+    so a page view finds it; it is created here only for a done run written outside those paths.
+    The review's ``run`` is the caller's object (with whatever the caller read along with it)."""
     if run.status != JudgmentRun.Status.DONE:
         raise ReviewConflict(_("Only a finished run can be reviewed."))
     review, _created = Review.objects.get_or_create(run=run)
+    review.run = run
     return review
 
 
@@ -125,16 +127,23 @@ def review_item_set(*, review: Review, result: DefendantResult, target: str, ref
     with transaction.atomic():
         locked = _locked(review)
         _pending(locked, version)
-        existing = ReviewItem.objects.filter(review=locked, version=locked.version, result=result, target=target,
-                                             ref=ref).first()
-        before = _item_view(existing)
-        item, _created = ReviewItem.objects.update_or_create(
-            review=locked, version=locked.version, result=result, target=target, ref=ref,
-            defaults={"action": action, "value": value, "reason": reason, "actor": user})
-        audit_append(action=f"review.{action}", obj=locked, actor=user, before=before,
-                     after={**_item_view(item), "result": result.position, "version": locked.version}, reason=reason)
+        # The review's row lock (above) serialises every write of its items: read, then update or create.
+        item = ReviewItem.objects.filter(review=locked, version=locked.version, result=result, target=target,
+                                         ref=ref).first()
+        before = _item_view(item)
+        if item is None:
+            item = ReviewItem.objects.create(review=locked, version=locked.version, result=result, target=target,
+                                             ref=ref, action=action, value=value, reason=reason, actor=user)
+        else:
+            item.action, item.value, item.reason, item.actor = action, value, reason, user
+            item.save(update_fields=["action", "value", "reason", "actor", "at"])
+            item.review = locked  # as created: the item's review is the row read under its lock
         if action == ReviewItem.Action.OVERRIDE or (before and before["action"] == ReviewItem.Action.OVERRIDE):
             whatif_compute(review=locked, result=result)
+        # Last: from the append to the commit every other audited write waits on the trail's lock (the
+        # what-if above runs before it, not while other reviewers wait).
+        audit_append(action=f"review.{action}", obj=locked, actor=user, before=before,
+                     after={**_item_view(item), "result": result.position, "version": locked.version}, reason=reason)
     return item
 
 
@@ -149,9 +158,9 @@ def review_item_undo(*, review: Review, item: ReviewItem, user, version: int | N
             raise ReviewConflict(_("This item belongs to another review version."))
         before, result = _item_view(item), item.result
         item.delete()
-        audit_append(action="review.undo", obj=locked, actor=user, before=before,
-                     after={"result": result.position, "version": locked.version})
         whatif_compute(review=locked, result=result)
+        audit_append(action="review.undo", obj=locked, actor=user, before=before,  # last: see review_item_set
+                     after={"result": result.position, "version": locked.version})
 
 
 def _check_ref(result: DefendantResult, target: str, ref: str) -> None:
@@ -198,9 +207,13 @@ def whatif_compute(*, review: Review, result: DefendantResult) -> WhatIf | None:
         raise ValidationError(str(exc)) from exc
     except Exception as exc:  # the model may be unavailable: the what-if says so, nothing is invented
         error = f"{type(exc).__name__}: {exc}"[:2000]
-    whatif, _created = WhatIf.objects.update_or_create(
-        review=review, version=review.version, result=result,
-        defaults={"overrides_sha256": digest, "bundle": bundle, "error": error})
+    # Called under the review's row lock (review_item_set, review_item_undo): update, or create.
+    whatif = WhatIf.objects.filter(review=review, version=review.version, result=result).only("pk").first()
+    if whatif is None:
+        return WhatIf.objects.create(review=review, version=review.version, result=result, overrides_sha256=digest,
+                                     bundle=bundle, error=error)
+    whatif.overrides_sha256, whatif.bundle, whatif.error = digest, bundle, error
+    whatif.save(update_fields=["overrides_sha256", "bundle", "error", "computed_at"])
     return whatif
 
 
@@ -227,15 +240,19 @@ def review_open(*, review: Review, result: DefendantResult, user) -> None:
                          after={"result": result.pk, "defendant_position": result.position, "version": review.version})
 
 
-def review_coverage(review: Review, user, results=None) -> dict:
+def review_coverage(review: Review, user, results=None, *, items=None) -> dict:
     """Per defendant: opened by ``user`` in this version, and the run's verified articles decided
     (accepted or overridden by any reviewer, individually, through one of their checklist items,
-    or by "accept the rest"). ``complete`` is what an approval needs."""
+    or by "accept the rest"). ``complete`` is what an approval needs. ``items``: the ReviewItems of the
+    review's current version when the caller has read them already."""
     results = list(results if results is not None else review.run.results.order_by("position"))
     opened = set(ReviewOpening.objects.filter(review=review, version=review.version, reviewer=user)
                  .values_list("result_id", flat=True))
-    items = ReviewItem.objects.filter(review=review, version=review.version).values_list("result_id", "target", "ref",
-                                                                                         "bulk")
+    if items is None:
+        items = ReviewItem.objects.filter(review=review, version=review.version).values_list("result_id", "target",
+                                                                                             "ref", "bulk")
+    else:
+        items = [(i.result_id, i.target, i.ref, i.bulk) for i in items]
     decided: dict[int, set[str]] = {}
     bulk: dict[int, int] = {}
     for result_id, target, ref, is_bulk in items:
@@ -340,13 +357,22 @@ def decision_make(*, review: Review, kind: str, reason: str, user, version: int 
     return decision
 
 
-def approval_current(review: Review) -> Decision | None:
+def approval_current(review: Review, decisions: list[Decision] | None = None) -> Decision | None:
+    """The valid approval of the review's current version. ``decisions``: every decision of the review,
+    newest first, when the caller has read them already."""
+    if decisions is not None:
+        return next((d for d in decisions if d.version == review.version and d.kind == Decision.Kind.APPROVE
+                     and d.valid), None)
     return review.decisions.filter(version=review.version, kind=Decision.Kind.APPROVE, valid=True).first()
 
 
-def _approval_drift(review: Review) -> tuple[Decision, dict] | None:
-    """The valid approval and the record's current snapshot when they no longer match, else None."""
-    decision = approval_current(review)
+_READ = object()
+
+
+def _approval_drift(review: Review, decision=_READ) -> tuple[Decision, dict] | None:
+    """The valid approval and the record's current snapshot when they no longer match, else None.
+    ``decision``: ``approval_current(review)`` when the caller has it."""
+    decision = approval_current(review) if decision is _READ else decision
     if decision is None:
         return None
     current = snapshot_build(review, version=decision.version)
@@ -355,11 +381,12 @@ def _approval_drift(review: Review) -> tuple[Decision, dict] | None:
     return decision, current
 
 
-def approval_check(review: Review) -> list[str] | None:
+def approval_check(review: Review, approval=_READ) -> list[str] | None:
     """Read only: the parts that changed since the review's valid approval, or None when there is no
     valid approval or it still matches. Pages and API reads call this; only ``approval_verify`` (a POST,
-    ``manage.py verify_approvals``) acts on a difference, so that no GET writes."""
-    drift = _approval_drift(review)
+    ``manage.py verify_approvals``) acts on a difference, so that no GET writes. ``approval``:
+    ``approval_current(review)`` when the caller has it."""
+    drift = _approval_drift(review, approval)
     if drift is None:
         return None
     decision, current = drift

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -55,6 +56,7 @@ FALLBACK_MULTI = 0.5  # a further charge: the charge classifier's own probabilit
 # 3 points on the development split; with the boosted one (threshold 0.1) it answers only candidates below
 # P = 0.1, and 1 of its 27 answers there was right (docs/RESULTS.md): an explicit insufficient_evidence instead.
 BEST_SUPPORTED_FALLBACK = False
+FOCUS_VIEWS = 8  # focused texts whose tokens and model rankings a strategy keeps (see _focus_view)
 COMPANION_SHARE = 0.5  # a verified article defining no charge goes with a charge cited by this share of its precedents
 
 
@@ -85,7 +87,9 @@ class StatisticalStrategy(Strategy):
         self.best_supported_fallback = best_supported_fallback
         # The Researcher's article path reranks with this (None: the cue rules).
         self.intent_classifier = IntentClassifier(intent_model, self.tokenize) if intent_model is not None else None
-        self._view: tuple[str, dict] | None = None
+        # The views of the FOCUS_VIEWS most recently used focused texts: a strategy shared by the
+        # what-ifs of a web process sees several defendants in turn, each of them again and again.
+        self._views: OrderedDict[str, dict] = OrderedDict()
         self._versions: dict[str, str] | None = None
         self._legal_vectors: dict[tuple[int, int | None], dict[int, float]] = {}
         self._labels_of_charge: dict[str, list[str]] = {}
@@ -110,13 +114,26 @@ class StatisticalStrategy(Strategy):
 
     # -- what every stage needs of one focused text, computed once ----------------------
     def _focus_view(self, focus: str) -> dict:
-        if self._view is None or self._view[0] != focus:  # one text at a time: keep only the last
+        # Safe to call from several threads: a view is built from the text alone, so two threads that
+        # build the same one build equal ones, and each returns the view it looked up or built.
+        view = self._views.get(focus)
+        if view is not None:
+            try:
+                self._views.move_to_end(focus)  # the least recently used one goes first
+            except KeyError:  # dropped by another thread meanwhile: this thread still has it
+                pass
+        else:
             tokens = self.tokenize(focus)
             view = {"tokens": tokens, "charges": _ranking(self.charge_model, tokens),
                     "articles": _ranking(self.article_model, tokens),
                     "vector": _vector(self.charge_model, tokens), "facts": None}
-            self._view = (focus, view)
-        return self._view[1]
+            self._views[focus] = view
+            while len(self._views) > FOCUS_VIEWS:
+                try:
+                    self._views.popitem(last=False)
+                except KeyError:  # emptied by another thread meanwhile
+                    break
+        return view
 
     # -- stages ------------------------------------------------------------------------
     def focus(self, case: CaseInput, defendant: str) -> str:
