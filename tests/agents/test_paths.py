@@ -93,6 +93,7 @@ def test_a_strategy_names_the_paths_of_its_full_pipeline():
     strategy = StatisticalStrategy(charge_model=FixedProbabilities({"盗窃罪": 0.9, "诈骗罪": 0.2}, model_id="fake"))
     full = adjudicate(CASE, "张某", strategy=strategy, graph=graph, retriever=InMemoryRetriever(graph))
     assert strategy.paths == ("chg",) and full.params["paths"] == ("chg",)
+    assert StatisticalStrategy().paths is None, "without a charge classifier R_chg has nothing to anchor on"
     assert {h.path for h in full.research.hits} == {"chg"}
     # an ablation of a path the strategy does not run changes nothing; of the one it runs, everything
     no_sem = adjudicate(CASE, "张某", strategy=strategy, graph=graph, retriever=InMemoryRetriever(graph),

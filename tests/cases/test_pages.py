@@ -183,7 +183,7 @@ def test_the_evidence_page_links_every_citation_to_its_evidence_item(personas, j
     spans = [i for a in result.bundle["audit"]["articles"] for i in a["items"] if i["span"]]
     assert page.count("<mark>") == len(spans)
     assert 'id="evidence-graph-data" type="application/json"' in page and "cytoscape.min.js" in page
-    assert 'id="term-distribution"' in page and "R_sem" in page and 'id="costs"' in page
+    assert 'id="term-distribution"' in page and "R_chg" in page and 'id="costs"' in page
     assert result.bundle["versions"]["pipeline"] in page
 
 

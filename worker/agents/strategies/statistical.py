@@ -65,8 +65,10 @@ class StatisticalStrategy(Strategy):
     prejudge_k = PREJUDGE_K
     # The Researcher's paths of its full pipeline: on the development split, with the boosted Auditor, leaving out
     # R_sem, R_com or R_art each lost no charge accuracy (62.0 full; 63.0, 62.0, 62.3 without), R_chg carries the
-    # judge (docs/RESULTS.md): the statistical judge runs R_chg alone. The LLM strategy runs every default path.
-    paths = ("chg",)
+    # judge (docs/RESULTS.md): with a charge classifier, the statistical judge runs R_chg alone. Without one (a
+    # fresh installation) R_chg has no charge to anchor on, and every default path runs. The LLM strategy runs
+    # every default path.
+    TRAINED_PATHS = ("chg",)
 
     def __init__(self, *, tokenize: Callable[[str], list[str]] | None = None, charge_model=None, article_model=None,
                  term_model=None, aliases: dict[str, str] | None = None, statute_charges: set[str] | None = None,
@@ -85,6 +87,7 @@ class StatisticalStrategy(Strategy):
         self.auditor = auditor
         self.elements = elements or ElementChecker(tokenize=self.tokenize, item_df={}, n_items=1)
         self.best_supported_fallback = best_supported_fallback
+        self.paths = self.TRAINED_PATHS if charge_model is not None else None
         # The Researcher's article path reranks with this (None: the cue rules).
         self.intent_classifier = IntentClassifier(intent_model, self.tokenize) if intent_model is not None else None
         # The views of the FOCUS_VIEWS most recently used focused texts: a strategy shared by the
