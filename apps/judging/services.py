@@ -139,9 +139,13 @@ if tuple(_BUILDERS) != STRATEGIES:  # every strategy of worker.agents.names has 
 
 
 def strategy_build(name: str) -> Strategy:
-    """A fresh strategy for one case (the LLM one carries a per-case call and token budget)."""
+    """The strategy for one case: a fresh LLM one (it carries a per-case call and token budget); the statistical
+    one shared by the process (statistical_strategy_shared: it keeps nothing of one case for the next, and
+    building it loads the models, the tokenizer and the element check's statistics)."""
     if name not in _BUILDERS:
         raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}")
+    if name == "statistical":
+        return statistical_strategy_shared()
     return _BUILDERS[name]()
 
 
@@ -181,7 +185,8 @@ def judgment_compute(*, case: CaseInput, strategy: str | Strategy = "statistical
 # What statistical_strategy() is built from, in one query: the active models, the checklist items and
 # interpretations (as element_checker stamps them), and the charges (the aliases and the names the
 # statutes define). The tables are the models' (tests/judging/test_whatif_strategy.py checks the names).
-STAMP_TABLES = ("registry_modelversion", "corpus_checklistitem", "corpus_interpretation", "corpus_charge")
+STAMP_TABLES = ("registry_modelversion", "corpus_checklistitem", "corpus_interpretation", "corpus_charge",
+                "corpus_searchindex")
 _STAMP_SQL = """
 SELECT (SELECT coalesce(string_agg(kind || '=' || model_id, ',' ORDER BY kind, model_id), '')
           FROM registry_modelversion WHERE active),
@@ -191,7 +196,8 @@ SELECT (SELECT coalesce(string_agg(kind || '=' || model_id, ',' ORDER BY kind, m
        (SELECT max(id) FROM corpus_interpretation),
        (SELECT md5(coalesce(string_agg(id || '|' || name || '|' || coalesce(canonical_id::text, '') || '|'
                                        || official::text, ',' ORDER BY id), ''))
-          FROM corpus_charge)
+          FROM corpus_charge),
+       (SELECT max(id) FROM corpus_searchindex WHERE active AND target = 'precedents' AND method = 'bm25')
 """
 
 

@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from apps.corpus.models import Charge, ChecklistItem, Interpretation
+from apps.corpus.models import Charge, ChecklistItem, Interpretation, SearchIndex
 from apps.judging import services as judging
 from apps.registry.models import ModelVersion
 from tests.cases.conftest import judged_run, judging_corpus  # noqa: F401 - fixtures
@@ -21,7 +21,8 @@ pytestmark = pytest.mark.django_db
 
 
 def test_the_stamp_reads_the_tables_the_strategy_is_built_from():
-    assert judging.STAMP_TABLES == tuple(m._meta.db_table for m in (ModelVersion, ChecklistItem, Interpretation, Charge))
+    assert judging.STAMP_TABLES == tuple(m._meta.db_table for m in (ModelVersion, ChecklistItem, Interpretation, Charge,
+                                                                    SearchIndex))
     for table in judging.STAMP_TABLES:
         assert f"FROM {table}" in judging._STAMP_SQL
 
@@ -35,6 +36,8 @@ def test_the_shared_strategy_is_built_once_and_again_when_its_inputs_change(judg
     Charge.objects.filter(pk=charge.pk).update(official=False)
     rebuilt = judging.statistical_strategy_shared()
     assert rebuilt is not first and charge.name not in rebuilt.statute_charges
+    # a case judged by name uses it too: the statistical strategy is built once per process, not per case
+    assert judging.strategy_build("statistical") is rebuilt
 
 
 def test_a_what_if_with_the_shared_strategy_is_the_what_if_of_a_fresh_one(judged_run):
