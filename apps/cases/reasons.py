@@ -49,6 +49,8 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
     codes.ITEM_AMOUNT_BELOW: Sentence(gettext_lazy("The largest amount the facts state, %(amount)s, is below %(standard)s, "
                                                    "the lowest standard of “%(tier)s” the interpretations set."),
                                       gettext_lazy("standard from: %(source)s")),
+    codes.ITEM_QUANTITY_WITHIN: Sentence(gettext_lazy("The facts state %(quantity)s, within the %(range)s the element names.")),
+    codes.ITEM_QUANTITY_OUTSIDE: Sentence(gettext_lazy("The facts state %(quantity)s, outside the %(range)s the element names.")),
     codes.ITEM_NOT_AN_ELEMENT: Sentence(gettext_lazy("This item concerns the sentence or the classification, "
                                                  "not an element the facts have to show.")),
     codes.ITEM_NOT_SHOWN: Sentence(gettext_lazy("No sentence of the facts states this element."),

@@ -62,13 +62,20 @@ def bm25_search(*, target: str, query: str, k: int = 10) -> list[tuple[int, floa
     return [(int(doc), float(score)) for doc, score in bm25.search(tokens, k=k)]
 
 
+# Below this many precedents a word's share of them says little (one demo case in 65 is 1.5 %): the element
+# check then does without the shares.
+MIN_PRECEDENTS_FOR_SHARES = 1000
+
+
 def precedent_word_shares(words) -> dict[str, float]:
     """Word → the share of the precedents whose facts use it, from the active BM25 index of the precedents
-    ({} when there is none: the element check then does without)."""
+    ({} when there is none, or it holds fewer than MIN_PRECEDENTS_FOR_SHARES: the element check then does
+    without)."""
     index = active_index(SearchIndex.Target.PRECEDENTS, SearchIndex.Method.BM25)
     if index is None:
         return {}
-    return _bm25(index.pk, index.artefact_dir).document_shares(words)
+    bm25 = _bm25(index.pk, index.artefact_dir)
+    return bm25.document_shares(words) if len(bm25) >= MIN_PRECEDENTS_FOR_SHARES else {}
 
 
 def query_vector(*, target: str, query: str) -> tuple[SearchIndex, np.ndarray] | None:

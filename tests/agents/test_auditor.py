@@ -134,6 +134,34 @@ def test_a_word_common_in_facts_names_no_element_and_a_distinctive_one_does():
     assert shown.satisfied and shown.rule == "anchor" and shown.shown == ("罂粟",), shown
 
 
+def test_the_wording_of_a_concept_the_item_names_anchors_nothing(checker):
+    # "盗窃" is the rarest word of the item in this checker, but it is the wording of 秘密窃取, a concept the item
+    # names: a plain theft shows none of the forms the item lists.
+    forms = "是否属于多次盗窃，或者入户盗窃、携带凶器盗窃、扒窃"
+    small = ElementChecker.from_items([forms, "是否盗窃公私财物"], tokenize=lambda text: [w for w in ("盗窃", "扒窃") if w in text])
+    assert not small.check("被告人在商场盗窃手机一部。", [forms])[0].satisfied
+
+
+def test_a_quantity_the_item_states_is_checked_against_the_facts():
+    items = ["是否持有海洛因或者甲基苯丙胺五十克以上", "是否持有海洛因或者甲基苯丙胺十克以上不满五十克",
+             "是否种植罂粟五百株以上不满三千株"]
+    checker = ElementChecker.from_items(items, tokenize=lambda text: [])
+    over, between, plants = checker.check("民警在其住处查获甲基苯丙胺3包，净重52.3克；另在林地内发现罂粟1494株。", items)
+    assert over.satisfied and over.rule == "quantity" and over.amount == 52.3 and over.quantity.text == "五十克以上"
+    assert not between.satisfied, "52.3 克 is not below 五十克"
+    assert plants.satisfied and plants.amount == 1494
+    verdict = StatisticalStrategy(elements=checker).verify_items(
+        "查获甲基苯丙胺净重52.3克。", None, [ChecklistEntry(pk=1, version_pk=1, order=1, question=items[0])])[0]
+    assert verdict.satisfied and verdict.why["code"] == reasons.ITEM_QUANTITY_WITHIN and verdict.span_text
+
+
+def test_a_denied_act_shows_no_element():
+    items = ["是否实施了贩卖毒品的行为"]
+    checker = ElementChecker.from_items(items, tokenize=lambda text: [])
+    assert not checker.check("民警查获其持有的甲基苯丙胺二十五克，亦无贩卖证据。", items)[0].satisfied
+    assert checker.check("被告人以每克三百元的价格贩卖甲基苯丙胺二克。", items)[0].satisfied
+
+
 def test_bm25_gives_the_share_of_documents_using_a_word():
     from lexlib.search.bm25 import BM25Index
 

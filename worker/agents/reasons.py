@@ -18,6 +18,8 @@ ITEM_NOT_SHOWN = "item.not_shown"  # share: the most of its terms any sentence h
 # an amount tier the item names, as the article's interpretations set it (worker/agents/stages/auditor/amounts.py)
 ITEM_AMOUNT_REACHED = "item.amount_reached"
 ITEM_AMOUNT_BELOW = "item.amount_below"
+ITEM_QUANTITY_WITHIN = "item.quantity_within"  # quantity, range: the facts state a quantity within the item's range
+ITEM_QUANTITY_OUTSIDE = "item.quantity_outside"  # quantity, range: ... outside it
 ITEM_NOT_AN_ELEMENT = "item.not_an_element"  # the item is about the sentence or the classification
 ITEM_VERIFIER = "item.verifier"  # p, threshold, share: the trained item verifier
 ITEM_MODEL = "item.model"  # the LLM's verdict (its reasoning is the model's own text)

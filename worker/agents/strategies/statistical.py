@@ -191,6 +191,11 @@ class StatisticalStrategy(Strategy):
                          f"of {standard.tier} the interpretations set")
             why = reasons.why(reasons.ITEM_AMOUNT_REACHED, amount=yuan_text(support.amount), tier=standard.tier,
                               standard=yuan_text(standard.yuan), source=standard.source)
+        elif support.rule == "quantity":
+            inside = "within" if support.satisfied else "outside"
+            reasoning = f"the facts state {support.shown[0]}, {inside} the {support.quantity.text} the item names"
+            why = reasons.why(reasons.ITEM_QUANTITY_WITHIN if support.satisfied else reasons.ITEM_QUANTITY_OUTSIDE,
+                              quantity=support.shown[0], range=support.quantity.text)
         elif support.rule == "not_an_element":
             reasoning = "about the sentence or the classification, not an element the facts can show"
             why = reasons.why(reasons.ITEM_NOT_AN_ELEMENT)

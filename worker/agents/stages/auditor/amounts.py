@@ -108,3 +108,65 @@ def tiers_named(question: str) -> list[str]:
 
 def yuan_text(value: float) -> str:
     return f"{value / 10_000:g}万元" if value >= 10_000 else f"{value:g}元"
+
+
+# --- quantities the items state themselves ("海洛因或者甲基苯丙胺五十克以上", "罂粟五百株以上不满三千株") ---------------
+
+SUBSTANCES = ("鸦片", "海洛因", "甲基苯丙胺", "冰毒", "氯胺酮", "吗啡", "可卡因", "大麻", "罂粟")
+_GRAMS = {"克": 1.0, "千克": 1000.0, "公斤": 1000.0}
+_QUANTITY_ITEM = re.compile(_NUMBER + r"(千克|公斤|克|株)以上(?:不满" + _NUMBER + r"(千克|公斤|克|株))?")
+
+
+@dataclass(frozen=True)
+class QuantityRange:
+    substances: tuple[str, ...]  # what the item counts
+    unit: str  # "g" (a weight) or "株" (plants)
+    low: float
+    high: float | None  # "不满": below it
+    text: str  # the item's own words, e.g. "五十克以上"
+
+
+@dataclass(frozen=True)
+class Quantity:
+    value: float  # grams or plants
+    span: tuple[int, int]
+    text: str
+
+
+def quantity_range(question: str) -> QuantityRange | None:
+    """The quantity a checklist item states for named substances; None when it states none."""
+    m = _QUANTITY_ITEM.search(question)
+    substances = tuple(s for s in SUBSTANCES if s in question[: m.start()]) if m else ()
+    if m is None or not substances:
+        return None
+    low = _value(m.group(1), None)
+    unit = "株" if m.group(2) == "株" else "g"
+    high = _value(m.group(3), None) if m.group(3) else None
+    if low is None or (m.group(3) and high is None) or (m.group(4) and ("株" if m.group(4) == "株" else "g") != unit):
+        return None
+    scale = _GRAMS.get(m.group(2), 1.0)
+    return QuantityRange(substances=substances, unit=unit, low=low * scale,
+                         high=high * _GRAMS.get(m.group(4), 1.0) if high is not None else None, text=m.group(0))
+
+
+def largest_quantity(facts: str, wanted: QuantityRange) -> Quantity | None:
+    """The largest quantity of the item's substances the facts state, in the item's unit."""
+    names = "|".join(wanted.substances)
+    if wanted.unit == "g":
+        pattern = re.compile(rf"(?:{names})[^。；]{{0,30}}?{_NUMBER}\s*(千克|公斤|克)")
+    else:
+        pattern = re.compile(rf"(?:{names})[^。；]{{0,12}}?{_NUMBER}\s*株|{_NUMBER}\s*株[^。；]{{0,6}}?(?:{names})")
+    best = None
+    for m in pattern.finditer(facts):
+        if wanted.unit == "g":
+            value = _value(m.group(1), None)
+            value = value * _GRAMS[m.group(2)] if value is not None else None
+        else:
+            value = _value(m.group(1) or m.group(2), None)
+        if value is not None and (best is None or value > best.value):
+            best = Quantity(value=value, span=m.span(), text=m.group(0))
+    return best
+
+
+def quantity_text(value: float, unit: str) -> str:
+    return f"{value:g}株" if unit == "株" else (f"{value / 1000:g}千克" if value >= 1000 else f"{value:g}克")

@@ -16,12 +16,17 @@ evidence viewer can quote:
 - amount: the item asks whether an amount reaches a standard ("是否达到数额较大标准") and the article's
   interpretations set that standard (worker/agents/stages/auditor/amounts.py): the largest sum the facts state reaches
   the lowest standard of one tier the item names;
+- quantity: the item states a quantity of named drugs or plants ("海洛因或者甲基苯丙胺五十克以上",
+  "罂粟五百株以上不满三千株") and the facts state one of those substances in that range (a quantity the facts
+  state outside it decides too: the item is then not shown, whatever its words);
 - anchor: the item's most specific content word (the rarest among all checklist items, and rare enough:
   at most ``ANCHOR_MAX_DF`` items use it) occurs in a sentence ("吸收公众存款", "罂粟"); where the share of
   precedents whose facts use each word is known (``fact_share``), that word must also be rare in facts (at
   most ``ANCHOR_MAX_FACT_SHARE``: "继续" names no element), and any other content word of the item that is
   distinctive in both (at most ``DISTINCT_MAX_DF`` items, at most ``DISTINCT_MAX_FACT_SHARE`` of the
-  precedents) shows it too ("罂粟" in "××罂粟1494株", where the court's word 种植 was masked).
+  precedents) shows it too ("罂粟" in "××罂粟1494株", where the court's word 种植 was masked). A word that is
+  itself the wording of a lexicon concept the item names is never an anchor: "盗窃" does not show
+  "多次盗窃、入户盗窃、扒窃".
 
 Measured on the development split (``python -m training.element_coverage --cases .local/dev-split.jsonl
 --checklists ../shared/data/checklists.jsonl --train ../shared/data/cases.jsonl``, 2026-12-03): 382 of the
@@ -41,7 +46,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from worker.agents.models.verifier import grams, item_content
-from worker.agents.stages.auditor.amounts import Standard, largest_amount, tiers_named
+from worker.agents.stages.auditor.amounts import (
+    QuantityRange,
+    Standard,
+    largest_amount,
+    largest_quantity,
+    quantity_range,
+    tiers_named,
+)
 from worker.agents.stages.features import DEFAULT_PATTERNS
 from worker.agents.stages.focus import SENTENCE_RE
 
@@ -67,7 +79,7 @@ ELEMENT_EXPRESSIONS = {
     "贩卖毒品": (r"(?:贩卖|出售|卖给|售给).{0,30}?(?:毒品|甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮|大麻|吗啡)"
                 r"|(?:毒品|甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮).{0,30}?(?:贩卖|出售|卖给|售给)"),
     "性侵害": r"抚摸|摸.{0,6}?(?:胸|下体|阴部|臀)|亲吻|搂抱|脱.{0,4}?(?:裤|衣)",
-    "非法采伐捕猎": r"猎捕|捕捉|捕获|网捕|电捕|收购.{0,10}?(?:树|木|皮|植物)",
+    "非法采伐捕猎": r"猎捕|捕猎|捕捉|捕获|网捕|电捕|收购.{0,10}?(?:树|木|皮|植物)",
     # killing: the act and its result as items name them ("剥夺他人生命", "造成…死亡") and as facts state them
     "杀害": (r"剥夺(?:他人)?生命|(?:致|造成)(?:其|人|被害人|.某)?.{0,6}?(?:死亡|身亡)|砍死|刺死|打死"
              r"|致使.{0,12}?(?:死亡|身亡)"),
@@ -131,12 +143,13 @@ CONCEPTS = _concepts()
 @dataclass(frozen=True)
 class Support:
     satisfied: bool
-    rule: str  # terms | concepts | amount | anchor | not_an_element | "" (not shown)
+    rule: str  # terms | concepts | amount | quantity | anchor | not_an_element | "" (not shown)
     share: float  # the best sentence's share of the item's content bigrams
     span: tuple[int, int] | None  # where in the facts
     shown: tuple[str, ...] = ()  # the concepts, or the anchor word, that showed it
     standard: Standard | None = None  # the amount rule: the standard reached (or, not shown, the one missed)
-    amount: float | None = None  # the amount rule: the largest sum the facts state
+    amount: float | None = None  # the amount rule: the largest sum the facts state; the quantity rule: the quantity
+    quantity: QuantityRange | None = None  # the quantity rule: the range the item states
 
 
 class ElementChecker:
@@ -177,7 +190,12 @@ class ElementChecker:
                 anchor = None
             distinct = [w for w in words if self.fact_share and self.item_df[w] <= DISTINCT_MAX_DF
                         and self.fact_share.get(w, 0.0) <= DISTINCT_MAX_FACT_SHARE and w != anchor]
-            found = (grams(content), required, [w for w in (anchor, *distinct) if w])
+            # A word that is itself the wording of a concept the item names is that concept's to show ("盗窃" of
+            # "多次盗窃、入户盗窃、扒窃"): when the concepts are not shown, the word alone does not stand in for them.
+            # (A word the concept needs beside another, "罂粟" of "种植罂粟", may still anchor the item.)
+            named = [pattern for _, pattern, _ in CONCEPTS if pattern.search(question)]
+            found = (grams(content), required,
+                     [w for w in (anchor, *distinct) if w and not any(p.fullmatch(w) for p in named)])
             self._item_cache[question] = found
         return found
 
@@ -246,6 +264,14 @@ class ElementChecker:
                 out.append(Support(True, "amount", round(best, 4), sentence, (amount.text,), standard=reached[1],
                                    amount=amount.yuan))
                 continue
+            wanted = quantity_range(question)
+            found_quantity = largest_quantity(facts, wanted) if wanted is not None else None
+            if found_quantity is not None:  # the facts state the quantity: it decides, in the range or not
+                within = found_quantity.value >= wanted.low and (wanted.high is None or found_quantity.value < wanted.high)
+                sentence = next(((s, e) for s, e, _ in sentences if s <= found_quantity.span[0] < e), found_quantity.span)
+                out.append(Support(within, "quantity", round(best, 4), sentence if within else None, (found_quantity.text,),
+                                   amount=found_quantity.value, quantity=wanted))
+                continue
             shown = self._concepts_shown(facts, windows, required)
             if shown:
                 out.append(Support(True, "concepts", round(best, 4), shown[0], tuple(shown[1])))
@@ -265,13 +291,25 @@ class ElementChecker:
         for start, end in windows:
             text = facts[start:end]
             for alternative in required:
-                hits = [next(((label, m) for label, p in group if (m := p.search(text))), None) for group in alternative]
+                hits = [next(((label, m) for label, p in group if (m := _affirmed(p, text))), None) for group in alternative]
                 if all(hits):
                     first = min(m.start() for _, m in hits)
                     sentence = next((m for m in SENTENCE_RE.finditer(text) if m.end() > first), None)
                     span = (start + sentence.start(), start + sentence.end()) if sentence else (start, end)
                     return span, [label for label, _ in hits]
         return None
+
+
+# Words that deny what follows them: "亦无贩卖证据", "没有贩卖", "并未实施", "否认抢劫".
+NEGATION = re.compile(r"(?:无|没有|未|并非|不是|否认|排除)$")
+
+
+def _affirmed(pattern: re.Pattern, text: str):
+    """The first match of ``pattern`` in ``text`` that the words just before it do not deny, else None."""
+    for m in pattern.finditer(text):
+        if m.end() > m.start() and not NEGATION.search(text[max(0, m.start() - 2):m.start()]):
+            return m
+    return None
 
 
 def _amount_reached(question: str, standards: dict[str, Standard], amount) -> tuple[bool, Standard] | None:
