@@ -302,12 +302,18 @@ class ElementChecker:
 
 # Words that deny what follows them: "亦无贩卖证据", "没有贩卖", "并未实施", "否认抢劫".
 NEGATION = re.compile(r"(?:无|没有|未|并非|不是|否认|排除)$")
+NEGATION_IN = re.compile(r"无|没有|未|并非|不是|否认")
 
 
 def _affirmed(pattern: re.Pattern, text: str):
-    """The first match of ``pattern`` in ``text`` that the words just before it do not deny, else None."""
+    """The first match of ``pattern`` in ``text`` that the words just before it, or just before its last word
+    (an expression spanning several words, "甲基苯丙胺……亦无贩卖"), do not deny; else None."""
     for m in pattern.finditer(text):
-        if m.end() > m.start() and not NEGATION.search(text[max(0, m.start() - 2):m.start()]):
+        if m.end() <= m.start():
+            continue
+        before = NEGATION.search(text[max(0, m.start() - 2):m.start()])
+        inside = m.end() - m.start() > 4 and NEGATION_IN.search(text[max(m.start(), m.end() - 4):m.end() - 2])
+        if not (before or inside):
             return m
     return None
 
