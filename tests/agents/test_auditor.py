@@ -85,6 +85,30 @@ def test_an_item_naming_a_concept_is_not_shown_by_a_wider_one(checker):
     assert all(s.satisfied and "扒窃" in s.shown for s in pickpocket), pickpocket
 
 
+def test_a_concept_worded_with_a_list_mark_is_one_element_and_a_loose_match_names_nothing():
+    items = ["是否在生产、销售的食品中掺入有毒、有害的非食品原料", "是否销售明知掺有有毒、有害的非食品原料的食品"]
+    checker = ElementChecker.from_items(items, tokenize=lambda text: [text])
+    toxic = "被告人在其店内向他人销售保健品“伟哥”3粒。经检验，该保健品中检出西地那非成分。"
+    shown = checker.check(toxic, items)
+    assert all(s.satisfied and "有毒有害" in s.shown for s in shown), shown
+    # "有毒、有害" is not split into the alternatives "有毒" and "有害", and "销售…食品" (a loose match of the
+    # sale concept over the whole item) does not stand for the toxic ingredient: selling alone shows neither.
+    assert not any(s.satisfied for s in checker.check("被告人在其店内向他人销售保健品3粒。", items))
+
+
+def test_the_usual_wording_of_forgery_and_of_sale_shows_those_elements():
+    items = ["是否伪造公司、企业、事业单位、人民团体的印章", "是否使用伪造的货币", "是否出售伪造或擅自制造的发票",
+             "是否非法组织他人出卖血液", "是否未取得采矿许可证擅自采矿"]
+    checker = ElementChecker.from_items(items, tokenize=lambda text: [text])
+    assert checker.check("被告人私刻“某建设工程有限公司”印章一枚，用于签订合同。", items[:1])[0].satisfied
+    assert checker.check("被告人拿出31张面额为100元的人民币购物，经鉴定均为假币。", items[1:2])[0].satisfied
+    assert checker.check("被告人盗开网络普通发票，后制作成机打普通发票予以销售，共计17份。", items[2:3])[0].satisfied
+    assert checker.check("被告人将招募来的人员带至医院准备卖血时被抓获。", items[3:4])[0].satisfied
+    assert checker.check("被告人在河道内用采沙船盗采细沙1400余立方米。", items[4:])[0].satisfied
+    # ...and none of them by facts of another offence
+    assert not any(s.satisfied for s in checker.check("被告人在商场盗走手机一部，价值3000元。", items))
+
+
 STANDARDS_TEXT = ("第一条　盗窃财物价值一千元至三千元以上、三万元至十万元以上的，应当分别认定为刑法第二百六十四条"
                   "规定的“数额较大”、“数额巨大”。\n第九条　伪造货币总面额在三万元以上的，应当认定为刑法第一百七十条"
                   "规定的“数额特别巨大”。")
