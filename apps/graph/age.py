@@ -46,6 +46,10 @@ def parse_agtype(value: str | None):
     """
     if value is None:
         return None
+    if value.isdigit():  # the commonest result: a pk
+        return int(value)
+    if "::" not in value:  # no annotation anywhere (numbers, strings, plain lists and maps): JSON as it is
+        return json.loads(value)
     out = []
     i, n, in_string = 0, len(value), False
     while i < n:

@@ -33,16 +33,21 @@ def _interpretation_index():
 
 def _cosines(pairs, vector: np.ndarray) -> list[tuple[int, float]]:
     """Cosine of each (pk, embedding) with ``vector``, best first (ties by pk)."""
-    norm = np.linalg.norm(vector) or 1.0
-    scored = [(pk, float(np.dot(e, vector) / ((np.linalg.norm(e) * norm) or 1.0))) for pk, e in pairs]
-    return sorted(scored, key=lambda kv: (-kv[1], kv[0]))
+    pairs = list(pairs)
+    if not pairs:
+        return []
+    matrix = np.stack([np.asarray(e, dtype=np.float64) for _, e in pairs])  # one product for all, not one per vector
+    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(vector) or 1.0)
+    norms[norms == 0] = 1.0
+    cosines = (matrix @ np.asarray(vector, dtype=np.float64)) / norms
+    return sorted(((pk, float(c)) for (pk, _), c in zip(pairs, cosines)), key=lambda kv: (-kv[1], kv[0]))
 
 
-def _vectors(rows):
+def _vectors(rows, *, field: str = "vector", key: str = "object_id"):
     """(object_id, vector) of DenseVector rows, the vectors parsed by numpy from pgvector's text form
     (hundreds of rows per R_chg or R_com call: parsing each float in Python took most of the time).
     The same float64 values as pgvector's own parser (both round each decimal to the nearest double)."""
-    texts = rows.annotate(text=Cast("vector", TextField())).values_list("object_id", "text")
+    texts = rows.annotate(text=Cast(field, TextField())).values_list(key, "text")
     return [(pk, np.fromstring(text[1:-1], sep=",")) for pk, text in texts]
 
 
@@ -80,8 +85,8 @@ class DbRetriever:
         if not found:
             return []
         index, vector = found
-        rows = Community.objects.filter(embedding_model=index.model_id, embedding__isnull=False).values_list("pk", "embedding")
-        return _cosines(((pk, np.asarray(e, dtype=np.float32)) for pk, e in rows), vector)
+        rows = Community.objects.filter(embedding_model=index.model_id, embedding__isnull=False)
+        return _cosines(_vectors(rows, field="embedding", key="pk"), vector)
 
     def case_scores(self, query_text: str, case_pks: list[int]) -> list[tuple[int, float]]:
         found = self._ontology(query_text)

@@ -41,12 +41,20 @@ class AgeGraphStore:
         self.graph = graph
         self._case_cache: dict[int, CaseNode | None] = {}
         self._memo_cache: dict[tuple, object] = {}
+        self._memo_index: dict[str, set] = {}  # kind → the first key parts memoised for it (prefetches skip them)
 
     def _memo(self, key: tuple, fetch):
         if key not in self._memo_cache:
-            self._memo_cache[key] = fetch()
+            self._memo_put(key, fetch())
         value = self._memo_cache[key]
         return list(value) if isinstance(value, list) else value  # callers may sort or extend their copy
+
+    def _memo_put(self, key: tuple, value) -> None:
+        self._memo_cache[key] = value
+        self._memo_index.setdefault(key[0], set()).add(key[1])
+
+    def _memo_keys(self, kind: str) -> set:
+        return self._memo_index.get(kind, set())
 
     def _q(self, query: str, params: dict | None = None, columns=("result",)) -> list[tuple]:
         return age.cypher(query, params or {}, columns=columns, graph=self.graph)
@@ -112,7 +120,7 @@ class AgeGraphStore:
 
     def prefetch_articles(self, article_pks) -> None:
         """article() and article_texts() of all ``article_pks`` in three round trips, not two per article."""
-        pks = sorted({int(pk) for pk in article_pks} - {k[1] for k in self._memo_cache if k[0] == "article"})
+        pks = sorted({int(pk) for pk in article_pks} - self._memo_keys("article"))
         if not pks:
             return
         rows = self._q("MATCH (a:Article) WHERE a.pk IN $pks RETURN a", {"pks": pks}, ("a",))
@@ -124,12 +132,13 @@ class AgeGraphStore:
             texts[v.article_id].append(ArticleText(version_pk=v.pk, article_pk=v.article_id, text=v.text,
                                                    valid_from=v.valid_from, valid_to=v.valid_to))
         for pk in pks:
-            self._memo_cache[("article", pk)] = [found[pk]] if pk in found else []
-            self._memo_cache.setdefault(("article_texts", pk), texts[pk])
+            self._memo_put(("article", pk), [found[pk]] if pk in found else [])
+            if ("article_texts", pk) not in self._memo_cache:
+                self._memo_put(("article_texts", pk), texts[pk])
 
     def prefetch_articles_of_cases(self, case_pks) -> None:
         """articles_of_case() of all ``case_pks`` in two round trips, not two per case."""
-        pks = sorted({int(pk) for pk in case_pks} - {k[1] for k in self._memo_cache if k[0] == "articles_of_case"})
+        pks = sorted({int(pk) for pk in case_pks} - self._memo_keys("articles_of_case"))
         if not pks:
             return
         rows = self._q("MATCH (c:Case)-[:CITES]->(a:Article) WHERE c.pk IN $pks RETURN c.pk, a", {"pks": pks}, ("pk", "a"))
@@ -138,7 +147,7 @@ class AgeGraphStore:
         for case_pk, a in rows:
             cited[case_pk].append(_article_node(a["properties"], charges.get(a["properties"]["pk"], [])))
         for pk in pks:
-            self._memo_cache[("articles_of_case", pk)] = sorted(cited[pk], key=lambda a: (a.law, a.number, a.sub))
+            self._memo_put(("articles_of_case", pk), sorted(cited[pk], key=lambda a: (a.law, a.number, a.sub)))
 
     def articles_of_case(self, case_pk: int) -> list[ArticleNode]:
         return self._memo(("articles_of_case", case_pk), lambda: self._articles(

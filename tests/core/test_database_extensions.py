@@ -92,6 +92,9 @@ def test_it_refuses_a_graph_name_that_is_not_an_identifier():
     [
         ('"plain"', "plain"),
         ("3", 3),
+        ("-3", -3),
+        ('[1, 2, "a"]', [1, 2, "a"]),
+        ('{"pk": 7, "names": ["盗窃罪"]}', {"pk": 7, "names": ["盗窃罪"]}),
         ("2.5::numeric", 2.5),
         ('{"id": 1, "label": "A", "properties": {"t": "x}::vertex"}}::vertex', {"id": 1, "label": "A", "properties": {"t": "x}::vertex"}}),
         ('[{"id": 1, "label": "A", "properties": {}}::vertex, {"id": 2, "label": "R", "end_id": 3, "start_id": 1, "properties": {}}::edge]::path',
