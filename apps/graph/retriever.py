@@ -33,14 +33,9 @@ def _interpretation_index():
 
 def _cosines(pairs, vector: np.ndarray) -> list[tuple[int, float]]:
     """Cosine of each (pk, embedding) with ``vector``, best first (ties by pk)."""
-    pairs = list(pairs)
-    if not pairs:
-        return []
-    matrix = np.stack([np.asarray(e, dtype=np.float64) for _, e in pairs])  # one product for all, not one per vector
-    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(vector) or 1.0)
-    norms[norms == 0] = 1.0
-    cosines = (matrix @ np.asarray(vector, dtype=np.float64)) / norms
-    return sorted(((pk, float(c)) for (pk, _), c in zip(pairs, cosines)), key=lambda kv: (-kv[1], kv[0]))
+    norm = np.linalg.norm(vector) or 1.0
+    scored = [(pk, float(np.dot(e, vector) / ((np.linalg.norm(e) * norm) or 1.0))) for pk, e in pairs]
+    return sorted(scored, key=lambda kv: (-kv[1], kv[0]))
 
 
 def _vectors(rows, *, field: str = "vector", key: str = "object_id"):
@@ -86,7 +81,8 @@ class DbRetriever:
             return []
         index, vector = found
         rows = Community.objects.filter(embedding_model=index.model_id, embedding__isnull=False)
-        return _cosines(_vectors(rows, field="embedding", key="pk"), vector)
+        # float32 as pgvector's own parser gives them (the scores, and so the ties, stay what they were)
+        return _cosines(((pk, e.astype(np.float32)) for pk, e in _vectors(rows, field="embedding", key="pk")), vector)
 
     def case_scores(self, query_text: str, case_pks: list[int]) -> list[tuple[int, float]]:
         found = self._ontology(query_text)

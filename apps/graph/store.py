@@ -103,9 +103,33 @@ class AgeGraphStore:
         return self._case_cache.get(int(case_pk))
 
     def cases_of_offence(self, charge: str, limit: int = 50) -> list[CaseNode]:
-        rows = self._q("MATCH (c:Case)-[:CONVICTED_OF]->(o:Offence) WHERE o.name = $name RETURN c.pk ORDER BY c.pk LIMIT $limit",
-                       {"name": charge, "limit": limit}, ("pk",))
-        return self.cases(r[0] for r in rows)
+        pks = self._memo(("cases_of_offence", (charge, limit)), lambda: [r[0] for r in self._q(
+            "MATCH (c:Case)-[:CONVICTED_OF]->(o:Offence) WHERE o.name = $name RETURN c.pk ORDER BY c.pk LIMIT $limit",
+            {"name": charge, "limit": limit}, ("pk",))])
+        return self.cases(pks)
+
+    def prefetch_offences(self, charges, *, with_cases=(), cases_limit: int = 50) -> None:
+        """articles_defining() of all ``charges``, and cases_of_offence(charge, cases_limit) of those in
+        ``with_cases`` with their case nodes, in four round trips rather than one to three per charge."""
+        defining = sorted(set(charges) - self._memo_keys("articles_defining"))
+        if defining:
+            rows = self._q("MATCH (a:Article)-[:DEFINES]->(o:Offence) WHERE o.name IN $names RETURN o.name, a",
+                           {"names": defining}, ("name", "a"))
+            charges_of = self._charges_of_articles(sorted({r[1]["properties"]["pk"] for r in rows}))
+            found: dict[str, list[ArticleNode]] = {name: [] for name in defining}
+            for name, a in rows:
+                found[name].append(_article_node(a["properties"], charges_of.get(a["properties"]["pk"], [])))
+            for name, nodes in found.items():
+                self._memo_put(("articles_defining", name), sorted(nodes, key=lambda a: (a.law, a.number, a.sub)))
+        wanted = sorted({c for c in with_cases} - {name for name, limit in self._memo_keys("cases_of_offence")
+                                                    if limit == cases_limit})
+        if wanted:
+            rows = self._q("MATCH (c:Case)-[:CONVICTED_OF]->(o:Offence) WHERE o.name IN $names RETURN o.name, collect(c.pk)",
+                           {"names": wanted}, ("name", "pks"))
+            members = dict(rows)
+            for name in wanted:
+                self._memo_put(("cases_of_offence", (name, cases_limit)), sorted(members.get(name) or [])[:cases_limit])
+            self.cases(pk for name in wanted for pk in self._memo_cache[("cases_of_offence", (name, cases_limit))])
 
     def _articles(self, query: str, params: dict) -> list[ArticleNode]:
         rows = self._q(query, params, ("a",))

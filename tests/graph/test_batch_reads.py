@@ -67,3 +67,31 @@ def test_the_vectors_and_their_cosines_equal_pgvectors_own_parse(built):
     first = retriever.case_scores("盗窃 入户 现金", pks[:8])
     assert retriever.case_scores("盗窃 入户 现金", pks[:8]) == first == _cosines(
         [(pk, v) for pk, v in theirs if pk in set(pks[:8])], query)
+
+
+def test_prefetched_offences_equal_the_one_by_one_reads(built):
+    from apps.corpus.models import Charge
+
+    names = list(Charge.objects.order_by("name").values_list("name", flat=True)) + ["不存在的罪名"]
+    one_by_one = AgeGraphStore()
+    batched = AgeGraphStore()
+    batched.prefetch_offences(names, with_cases=names, cases_limit=3)
+    queries = []
+    batched._q = lambda *a, **k: queries.append(a) or AgeGraphStore._q(batched, *a, **k)  # nothing is read again
+    assert [batched.articles_defining(n) for n in names] == [one_by_one.articles_defining(n) for n in names]
+    assert [batched.cases_of_offence(n, limit=3) for n in names] == [one_by_one.cases_of_offence(n, limit=3) for n in names]
+    assert not queries
+    assert any(len(batched.cases_of_offence(n, limit=3)) == 3 for n in names), "a real test: some charge has 3+ cases"
+    assert batched.cases_of_offence("不存在的罪名", limit=3) == [] and batched.articles_defining("不存在的罪名") == []
+
+
+def test_community_scores_read_the_embeddings_as_pgvector_does(built):
+    from apps.graph.models import Community
+    from apps.graph.retriever import _cosines as cosines
+
+    retriever = DbRetriever()
+    index, query = retriever._ontology("盗窃 入户 现金")
+    rows = Community.objects.filter(embedding_model=index.model_id, embedding__isnull=False)
+    theirs = [(pk, np.asarray(e, dtype=np.float32)) for pk, e in rows.values_list("pk", "embedding")]
+    assert theirs, "a real test: the demo graph has communities"
+    assert retriever.community_scores("盗窃 入户 现金") == cosines(theirs, query)

@@ -44,6 +44,9 @@ class GraphStore(Protocol):
     # from what was read (a store without a round-trip cost may do nothing).
     def prefetch_articles(self, article_pks: Iterable[int]) -> None: ...
     def prefetch_articles_of_cases(self, case_pks: Iterable[int]) -> None: ...
+    # Afterwards articles_defining() of ``charges`` and cases_of_offence(charge, cases_limit) of those in
+    # ``with_cases`` answer from what was read.
+    def prefetch_offences(self, charges: Iterable[str], *, with_cases: Iterable[str] = (), cases_limit: int = 50) -> None: ...
 
 
 class Retriever(Protocol):

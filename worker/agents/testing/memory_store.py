@@ -276,6 +276,9 @@ class InMemoryGraphStore:
     def prefetch_articles_of_cases(self, case_pks) -> None:
         """Nothing to do: everything is in memory already."""
 
+    def prefetch_offences(self, charges, *, with_cases=(), cases_limit: int = 50) -> None:
+        """Nothing to do: everything is in memory already."""
+
     def article_texts(self, article_pk: int) -> list[ArticleText]:
         """Every version of the article, oldest first: valid_from ascending (None first), then version pk."""
         versions = [v for v in self._texts.values() if v.article_pk == article_pk]

@@ -145,6 +145,9 @@ class CommunityPath(RetrievalPath):
             yield Cases(q.retriever.case_scores(q.query_text, q.graph.community_members(pk))[: q.params.k])
 
 
+CHARGE_CASES = 200  # R_chg reads at most this many precedents of a charge (the first by pk)
+
+
 @register
 class ChargePath(RetrievalPath):
     """R_chg: the articles defining each pre-judged charge; with the graph, for the first
@@ -155,11 +158,14 @@ class ChargePath(RetrievalPath):
     name = "chg"
 
     def find(self, q: Query) -> Iterator[Found]:
+        charges = [charge for charge, _ in q.prejudged]
+        q.graph.prefetch_offences(charges, with_cases=charges[:q.params.graph_charges] if q.params.use_graph else (),
+                                  cases_limit=CHARGE_CASES)
         for n, (charge, p) in enumerate(q.prejudged):
             yield Hit(path=self.name, kind="charge", pk=charge, score=round(p, 6))
             yield Articles([a.pk for a in q.graph.articles_defining(charge)])
             if q.params.use_graph and n < q.params.graph_charges:
-                offence_cases = [c for c in q.graph.cases_of_offence(charge, limit=200) if not q.is_self(c.pk)]
+                offence_cases = [c for c in q.graph.cases_of_offence(charge, limit=CHARGE_CASES) if not q.is_self(c.pk)]
                 yield ChargeShares(charge, _cite_shares(offence_cases))
                 yield Articles(_most_cited(offence_cases, 2), companion=True)
                 yield Cases(q.retriever.case_scores(q.query_text, [c.pk for c in offence_cases])[: q.params.k])
