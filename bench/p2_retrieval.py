@@ -4,7 +4,9 @@ statistical judge runs (R_chg alone when it has a charge classifier).
 
 Baseline, same run and same focused facts, interleaved: vector-only top-k — one dense
 (pgvector HNSW) search of the precedents with the query embedded, k = the pipeline's k.
-The strategy's focus, features and pre-judged charges are computed beforehand and not timed.
+The strategy's focus, features and pre-judged charges are computed beforehand and not timed. Each
+retrieval gets a fresh graph store and retriever, as a new run does (until 2026-12-04 one pair served every
+repeat, so the second and third repeats of a defendant answered from their memos).
 Goals: p50 ≤ 5× the baseline p50, and ≤ 100 ms.
 """
 
@@ -25,7 +27,7 @@ def run(ctx: Context) -> list[dict]:
     from worker.agents.stages.researcher import research
     from worker.agents.types import CaseInput
 
-    strategy, graph, retriever, params = statistical_strategy(), AgeGraphStore(), DbRetriever(), Params()
+    strategy, params = statistical_strategy(), Params()
     inputs = []
     for record in ctx.eval_cases(ctx.size(40, 5)):
         case = CaseInput(facts=record["fact"], defendants=tuple(record.get("defendants", ())[:1]))
@@ -34,8 +36,10 @@ def run(ctx: Context) -> list[dict]:
         inputs.append((case, focus, features, query_text, strategy.prejudge(focus, params.max_charges)))
 
     def retrieve(args, run_params):
+        # A fresh graph store and retriever for each defendant, as a new run gets: their memos (a charge's
+        # articles and precedents, the vectors read) must not answer a repeat of the same defendant.
         case, focus, features, query_text, prejudged = args
-        return research(case, focus, features, query_text, prejudged, graph=graph, retriever=retriever,
+        return research(case, focus, features, query_text, prejudged, graph=AgeGraphStore(), retriever=DbRetriever(),
                         params=run_params)
 
     def vector_only(args):

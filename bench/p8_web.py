@@ -235,8 +235,10 @@ def run(ctx: Context) -> list[dict]:
     log.parent.mkdir(parents=True, exist_ok=True)
     # As in `make demo`, the reviewer signs in with a password alone (the second factor's own pages are
     # not what is measured; its check on every request still runs).
+    # The API's per-user throttle (1,200 an hour) is not what is measured: a second run within the hour would
+    # see only 429s, so the benchmark's server lifts it.
     env = {**os.environ, "DB_NAME": ctx.scratch_db, "DJANGO_DEBUG": "0", "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-           "LEXTRACE_OTP_ROLES": ""}
+           "LEXTRACE_OTP_ROLES": "", "LEXTRACE_API_RATE_USER": "1000000/hour"}
     with log.open("wb") as fh:
         server = subprocess.Popen([sys.executable, "-m", "gunicorn", "legalsite.wsgi", "--bind", f"127.0.0.1:{port}",
                                    "--workers", "2", "--threads", "2"], cwd=ROOT, env=env, stdout=fh, stderr=fh)
