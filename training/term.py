@@ -22,7 +22,7 @@ from sklearn.ensemble import GradientBoostingRegressor
 from training.longtail import statute_charges_of
 from training.text_models import fit_regression
 from training.trees import ensemble_of
-from worker.agents.stages.auditor.amounts import Standard, standards
+from worker.agents.stages.auditor.amounts import Standard, lowest_standards, standards
 from worker.agents.models.sentencing import SENTENCING_FEATURES, StatutoryRange, sentencing_features, statutory_range
 from worker.agents.models.trees import TreeEnsemble
 
@@ -45,23 +45,16 @@ def legal_context(statutes: Sequence[Mapping[str, Any]] | None, interpretations:
         if s.get("repealed"):
             continue
         number = int(s["number"])
+        statute_range, statute_standards = statutory_range(str(s.get("text") or "")), standards(texts.get(number, []), number)
         for charge in s.get("charges") or []:
-            ranges.setdefault(charge, []).append(statutory_range(str(s.get("text") or "")))
-            for tier, standard in standards(texts.get(number, []), number).items():
-                if tier not in found.setdefault(charge, {}) or standard.yuan < found[charge][tier].yuan:
-                    found[charge][tier] = standard
+            ranges.setdefault(charge, []).append(statute_range)
+            found[charge] = lowest_standards((found.get(charge, {}), statute_standards))
     names = set(ranges)
 
     def of(labels: Sequence[str]) -> tuple[list, dict]:
-        got_ranges: list[StatutoryRange | None] = []
-        got: dict[str, Standard] = {}
-        for label in labels:
-            for charge in statute_charges_of(label, names, aliases or {}):
-                got_ranges.extend(ranges.get(charge, []))
-                for tier, standard in found.get(charge, {}).items():
-                    if tier not in got or standard.yuan < got[tier].yuan:
-                        got[tier] = standard
-        return got_ranges, got
+        charges = [charge for label in labels for charge in statute_charges_of(label, names, aliases or {})]
+        return ([r for charge in charges for r in ranges.get(charge, [])],
+                lowest_standards(found.get(charge, {}) for charge in charges))
 
     return of
 

@@ -519,6 +519,25 @@ def _plain(value, seen: dict | None = None):
     return value
 
 
+# The evidence viewer's heavy, folded-away or below-the-fold parts: htmx fragments fetched when they come into
+# view (the page itself renders the judgment, the verified articles and the precedents); the evidence page and
+# the review page both serve them.
+EVIDENCE_PARTS = {"rejected": "cases/_evidence_rejected.html", "graph": "cases/_evidence_graph.html",
+                  "analysis": "cases/_evidence_analysis.html"}
+
+
+def evidence_part(request, part: str, context: dict):
+    """The response for ``?part=NAME`` of a page showing the evidence ``context["ev"]``; 404 for another name."""
+    from django.http import Http404
+    from django.shortcuts import render
+
+    if part not in EVIDENCE_PARTS:
+        raise Http404
+    if part == "graph":
+        context["graph_json"] = json.dumps(context["ev"]["graph"], ensure_ascii=False)
+    return render(request, EVIDENCE_PARTS[part], context)
+
+
 def outcome_view(stored: dict | None) -> dict:
     """What a judgment decided, from a stored bundle alone (no lookups): status, charges, the judged
     articles, the term and the reasoning, as the review page's outcome panels show them. The same

@@ -5,7 +5,6 @@ writes need the staff role.
 """
 
 import csv
-import json
 
 from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_cache_control
@@ -23,7 +22,7 @@ from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
 from apps.cases.forms import ApiTokenForm, ApiTokenIssueForm, CaseEditForm, CaseFilterForm, CaseForm, RunForm
 from apps.cases.models import Case, DefendantResult
-from apps.cases.evidence import evidence_view, term_label
+from apps.cases.evidence import evidence_part, evidence_view, term_label
 from apps.cases.selectors import (
     case_get_for,
     case_search,
@@ -352,22 +351,12 @@ def run_bundle(request, pk: int):
     return response
 
 
-# The evidence page's heavy, folded-away or below-the-fold parts: htmx fragments fetched when they
-# come into view (the page itself renders the judgment, the verified articles and the precedents).
-EVIDENCE_PARTS = {"rejected": "cases/_evidence_rejected.html", "graph": "cases/_evidence_graph.html",
-                  "analysis": "cases/_evidence_analysis.html"}
-
-
 def result_detail(request, pk: int, position: int):
     result = result_get_for(user=request.user, run_pk=pk, position=position)
     context = {"result": result, "run": result.run, "bundle": result.bundle, "ev": evidence_view(result.bundle)}
     part = request.GET.get("part", "")
     if part:
-        if part not in EVIDENCE_PARTS:
-            raise Http404
-        if part == "graph":
-            context["graph_json"] = json.dumps(context["ev"]["graph"], ensure_ascii=False)
-        return render(request, EVIDENCE_PARTS[part], context)
+        return evidence_part(request, part, context)
     # ?all=1: everything in one page (the no-JavaScript link, printing).
     context.update(siblings=result.run.results.only("position", "defendant", "status"), lazy=not request.GET.get("all"))
     return render(request, "cases/result_detail.html", context)

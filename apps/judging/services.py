@@ -245,11 +245,10 @@ def judgment_whatif(*, bundle: dict, overrides, strategy: str) -> Bundle:
     """Only the Adjudicator again on a stored bundle with a reviewer's overrides (worker.agents.tools.whatif);
     nothing is retrieved or verified again. Raises OverrideInvalid for an override that does not apply.
     The statistical strategy is the process's shared one; an LLM strategy is built for each what-if (it
-    carries a per-case budget)."""
+    carries a per-case budget): strategy_build decides."""
     from worker.agents.tools.whatif import readjudicate
 
-    built = statistical_strategy_shared() if strategy == "statistical" else strategy_build(strategy)
-    return readjudicate(bundle, overrides, strategy=built, graph=AgeGraphStore())
+    return readjudicate(bundle, overrides, strategy=strategy_build(strategy), graph=AgeGraphStore())
 
 
 def bundle_replay(bundle: Bundle | dict) -> tuple[Bundle, dict[str, int]]:

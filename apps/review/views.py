@@ -4,8 +4,6 @@ Reads go through apps.review.selectors (the caller's teams, 404 otherwise);
 every write needs the reviewer role, checked again in the services.
 """
 
-import json
-
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
@@ -20,6 +18,7 @@ from django.views.decorators.http import require_POST
 from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
 from apps.accounts.selectors import team_list_for
+from apps.cases.evidence import evidence_part
 from apps.cases.selectors import case_get_for
 from apps.core.params import int_param
 from apps.review import memo
@@ -80,11 +79,6 @@ def _label(status: str) -> str:
             "returned": _("returned to staff"), "all": _("all")}[status]
 
 
-# The parts of the evidence viewer loaded when they come into view (as on the evidence page, apps/cases/views.py).
-EVIDENCE_PARTS = {"rejected": "cases/_evidence_rejected.html", "graph": "cases/_evidence_graph.html",
-                  "analysis": "cases/_evidence_analysis.html"}
-
-
 @role_required(Role.REVIEWER)
 def review_detail(request, pk: int):
     """Read only: a changed approval is shown as no longer valid; invalidating it and recording that
@@ -95,12 +89,7 @@ def review_detail(request, pk: int):
     position = int_param(position, 0)
     part = request.GET.get("part", "")
     if part:
-        if part not in EVIDENCE_PARTS:
-            raise Http404
-        context = review_part_context(review=review, user=request.user, position=position)
-        if part == "graph":
-            context["graph_json"] = json.dumps(context["ev"]["graph"], ensure_ascii=False)
-        return render(request, EVIDENCE_PARTS[part], context)
+        return evidence_part(request, part, review_part_context(review=review, user=request.user, position=position))
     context = review_page_context(review=review, user=request.user, position=position)
     changed = approval_check(review, context["approval"])
     if changed is not None:

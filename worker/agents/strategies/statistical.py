@@ -40,7 +40,7 @@ from worker.agents.models.sentencing import sentencing_features, statutory_range
 from worker.agents.models.textmodel import sigmoid
 from worker.agents.models.verifier import FactsView
 from worker.agents.ports import GraphStore
-from worker.agents.stages.auditor.amounts import yuan_text
+from worker.agents.stages.auditor.amounts import lowest_standards, yuan_text
 from worker.agents.stages.auditor.elements import ElementChecker
 from worker.agents.stages.auditor.signals import Ranking, article_signals, cosine, path_votes
 from worker.agents.stages.features import extract_features
@@ -371,11 +371,7 @@ class StatisticalStrategy(Strategy):
             tokens = term_inputs(tokens, labels, [label for _, label in extract_features(focus).labels()])
         context = None
         if articles:
-            found: dict = {}
-            for a in articles:
-                for tier, standard in self.elements.standards.get(a.article_pk, {}).items():
-                    if tier not in found or standard.yuan < found[tier].yuan:
-                        found[tier] = standard
+            found = lowest_standards(self.elements.standards.get(a.article_pk, {}) for a in articles)
             context = sentencing_features(focus, charges=len(labels), ranges=[statutory_range(a.text) for a in articles],
                                           standards=found)
         t = self.term_model.predict(tokens, context) if context is not None else self.term_model.predict(tokens)

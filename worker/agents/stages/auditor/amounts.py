@@ -15,7 +15,7 @@ read, and the item is then left to the other rules.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from worker.agents.numerals import NUMERAL_CHARS, chinese_to_int, int_to_chinese
@@ -98,6 +98,17 @@ def largest_amount(facts: str) -> Amount | None:
         if value is not None and (best is None or value > best.yuan):
             best = Amount(yuan=value, span=m.span(), text=m.group(0))
     return best
+
+
+def lowest_standards(tables: Iterable[Mapping[str, Standard]]) -> dict[str, Standard]:
+    """Per tier, the lowest standard of ``tables`` (the standards of several articles or charges: the amount
+    reaches a tier when it reaches the lowest of them); the first of equal ones."""
+    out: dict[str, Standard] = {}
+    for table in tables:
+        for tier, standard in table.items():
+            if tier not in out or standard.yuan < out[tier].yuan:
+                out[tier] = standard
+    return out
 
 
 def tiers_named(question: str) -> list[str]:
