@@ -35,6 +35,7 @@ PATH_LABELS = {
     "art": gettext_lazy("R_art — LexPath article retrieval (BM25 + dense)"),
     "flat": gettext_lazy("flat retrieval (naive RAG)"),
     "case": gettext_lazy("articles cited by the retrieved cases"),
+    "unit": gettext_lazy("unit-crime provisions of the candidates (the facts show a unit crime)"),
     "plan-statutes": gettext_lazy("planner — statute searches (BM25 + dense, intent-reranked)"),
     "plan-interpretations": gettext_lazy("planner — interpretation searches (BM25 + interpretations of dense articles)"),
     "plan-precedents": gettext_lazy("planner — precedent searches (ontology similarity × court authority)"),
@@ -43,6 +44,7 @@ PATH_LABELS = {
 PATH_SHORT = {
     "sem": gettext_lazy("similar cases"), "com": gettext_lazy("case community"), "chg": gettext_lazy("charge"),
     "art": gettext_lazy("statute search"), "flat": gettext_lazy("flat search"), "case": gettext_lazy("cited by similar cases"),
+    "unit": gettext_lazy("unit-crime provision"),
     "plan-statutes": gettext_lazy("statute search"), "plan-interpretations": gettext_lazy("interpretation search"),
     "plan-precedents": gettext_lazy("precedent search"),
 }

@@ -75,6 +75,12 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
     codes.ARTICLE_UNCHECKED: Sentence(gettext_lazy("Not checked: this run left the Auditor agent out.")),
     codes.ARTICLE_MODEL: _choose("applies", Sentence(gettext_lazy("Applies, in the language model's assessment.")),
                                  Sentence(gettext_lazy("Does not apply, in the language model's assessment."))),
+    codes.ARTICLE_UNIT: lambda v: (
+        Sentence(gettext_lazy("Applies: a unit committed the offence (“%(quote)s”), and this unit-crime provision "
+                              "covers %(covered)s.")) if v.get("applies")
+        else Sentence(gettext_lazy("Does not apply: the facts do not show that a unit committed the offence."))
+        if not v.get("shown")
+        else Sentence(gettext_lazy("Does not apply: no article in this unit-crime provision's scope applies."))),
     codes.ARTICLE_REVIEWER: lambda v: (
         Sentence(gettext_lazy("Decided by the reviewer: %(reason)s — %(outcome)s.")) if v.get("reason")
         else Sentence(gettext_lazy("The reviewer changed element(s) %(items)s: %(supported)s of %(total)s shown — %(outcome)s."))),

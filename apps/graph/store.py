@@ -248,3 +248,17 @@ class AgeGraphStore:
 
     def references(self, article_pk: int) -> list[ArticleNode]:
         return self._articles("MATCH (a:Article)-[:REFERS_TO]->(b:Article) WHERE a.pk = $pk RETURN b", {"pk": article_pk})
+
+    def referring(self, article_pks) -> dict[int, list[ArticleNode]]:
+        """Per article pk, the articles that REFER_TO it, in statute order: one round trip for all of them."""
+        pks = sorted({int(pk) for pk in article_pks})
+        if not pks:
+            return {}
+        rows = self._q("MATCH (a:Article)-[:REFERS_TO]->(b:Article) WHERE b.pk IN $pks RETURN b.pk, a", {"pks": pks},
+                       ("pk", "a"))
+        charges = self._charges_of_articles(sorted({r[1]["properties"]["pk"] for r in rows}))
+        found: dict[int, list[ArticleNode]] = {}
+        for pk, vertex in rows:
+            props = vertex["properties"]
+            found.setdefault(int(pk), []).append(_article_node(props, charges.get(props["pk"], [])))
+        return {pk: sorted(nodes, key=lambda a: (a.law, a.number, a.sub)) for pk, nodes in found.items()}

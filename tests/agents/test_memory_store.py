@@ -26,7 +26,7 @@ def protocol_methods() -> dict[str, inspect.Signature]:
 
 def test_implements_every_method_of_the_protocol_with_the_same_signature():
     methods = protocol_methods()
-    assert len(methods) == 19  # catches a protocol grown without this store
+    assert len(methods) == 20  # catches a protocol grown without this store
     for name, expected in methods.items():
         implementation = getattr(InMemoryGraphStore, name, None)
         assert callable(implementation), f"missing {name}"
@@ -204,6 +204,11 @@ def test_interpretations_by_pk(graph):
 def test_references_are_outgoing(graph):
     assert [a.pk for a in graph.references(3)] == [2]
     assert graph.references(2) == []
+
+
+def test_referring_gives_the_incoming_references_of_each_article_asked(graph):
+    assert {pk: [a.pk for a in nodes] for pk, nodes in graph.referring([2, 3, 5]).items()} == {2: [3]}
+    assert graph.referring([]) == {}
 
 
 # ------------------------------------------------------------------------- builders

@@ -28,6 +28,13 @@ def test_it_imports_statutes_and_reimporting_identical_content_changes_nothing()
     assert ArticleVersion.objects.count() == 2
 
 
+def test_a_range_of_articles_is_referred_to_whole_sub_articles_included():
+    unit = "单位犯本节第二百一十三条至第二百一十五条规定之罪的，对单位判处罚金。"
+    do_import(jsonl(statute(213), statute(214), statute(214, sub=1), statute(215), statute(216), statute(220, text=unit)))
+    refers = sorted((a.number, a.sub) for a in Article.objects.get(number=220).refers_to.all())
+    assert refers == [(213, 0), (214, 0), (214, 1), (215, 0)]
+
+
 def test_a_changed_article_is_rejected_with_a_diff_unless_it_is_an_amendment():
     do_import(jsonl(statute(264)))
     changed = statute(264, text="盗窃公私财物，数额较大的，或者多次盗窃的，处三年以下有期徒刑。")

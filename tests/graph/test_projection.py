@@ -85,4 +85,7 @@ def test_the_store_answers_the_agents_questions(demo_corpus):
     drunk = store.articles_defining("危险驾驶罪")[0]
     assert (drunk.number, drunk.sub) == (133, 1)
     assert [a.number for a in store.references(drunk.pk)] == [133]
+    referring = store.referring([Article.objects.get(number=133, sub=0).pk, drunk.pk])
+    assert [(a.number, a.sub) for a in referring[Article.objects.get(number=133, sub=0).pk]] == [(133, 1)]
+    assert drunk.pk not in referring and referring[Article.objects.get(number=133, sub=0).pk][0].charges == ("危险驾驶罪",)
     assert store.interpretations(Article.objects.get(number=264).pk)

@@ -245,3 +245,25 @@ def find_article_refs(text: str) -> list[tuple[int, int]]:
             continue
         refs.append((number, sub))
     return refs
+
+
+_RANGE_RE = re.compile(rf"{ARTICLE_RE.pattern}至{ARTICLE_RE.pattern}")
+
+
+def find_article_ranges(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Every "第X条至第Y条" span, as ((X, sub), (Y, sub)) in order of appearance.
+
+    "单位犯本节第二百一十三条至第二百一十九条之一规定之罪" -> [((213, 0), (219, 1))]: the range covers
+    every article from X to Y, the sub-articles between them included (find_article_refs names the two
+    ends only). Spans whose numerals do not parse, or that run backwards, are skipped.
+    """
+    ranges = []
+    for match in _RANGE_RE.finditer(text):
+        try:
+            start = (chinese_to_int(match.group(1)), chinese_to_int(match.group(2)) if match.group(2) else 0)
+            end = (chinese_to_int(match.group(3)), chinese_to_int(match.group(4)) if match.group(4) else 0)
+        except ValueError:
+            continue
+        if 0 < start[0] and start <= end:
+            ranges.append((start, end))
+    return ranges

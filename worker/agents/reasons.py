@@ -34,6 +34,9 @@ ARTICLE_NO_ELEMENT = "article.no_element"  # total: no checklist item is shown b
 ARTICLE_NOT_IN_FORCE = "article.not_in_force"  # label, date
 ARTICLE_UNCHECKED = "article.unchecked"  # the Auditor was switched off (ablation)
 ARTICLE_MODEL = "article.model"  # the LLM's decision
+# applies, shown, quote, covered: a unit-crime provision, decided by whether the facts show a unit crime (quote)
+# and which passed articles of its scope it goes with (worker/agents/stages/auditor/provisions.py)
+ARTICLE_UNIT = "article.unit"
 ARTICLE_REVIEWER = "article.reviewer"  # reason, outcome: a reviewer's decision in a what-if
 
 # Pruning ------------------------------------------------------------------------------

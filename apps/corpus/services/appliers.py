@@ -25,7 +25,7 @@ from apps.corpus.models import (
 )
 from lexlib.parsing.errors import ImportValidationError, LineError
 from worker.agents.jsonhash import sha256_text
-from worker.agents.numerals import article_key, article_label, find_article_refs
+from worker.agents.numerals import article_key, article_label, find_article_ranges, find_article_refs
 
 Progress = Callable[[int, int], None] | None
 Numbered = Sequence[tuple[int, object]]
@@ -123,13 +123,19 @@ def apply_statute_plan(plan, *, batch: ImportBatch, progress: Progress = None) -
 
 
 def _link_references(touched: list[tuple[Article, str]]) -> int:
-    """Article–REFERS_TO→Article edges from 依照本法第…条 style mentions in the text."""
+    """Article–REFERS_TO→Article edges from 依照本法第…条 style mentions in the text; a range ("第一百四十条至
+    第一百四十八条") refers to every article in it, sub-articles included."""
     linked = 0
     for article, text in touched:
-        targets = {(n, s) for n, s in find_article_refs(text)} - {(article.number, article.sub)}
-        if not targets:
+        own = (article.number, article.sub)
+        targets = {(n, s) for n, s in find_article_refs(text)} - {own}
+        ranges = find_article_ranges(text)
+        if not targets and not ranges:
             continue
-        found = [a for a in Article.objects.filter(law=article.law, number__in={n for n, _ in targets}) if (a.number, a.sub) in targets]
+        numbers = {n for n, _ in targets} | {n for start, end in ranges for n in range(start[0], end[0] + 1)}
+        found = [a for a in Article.objects.filter(law=article.law, number__in=numbers)
+                 if (a.number, a.sub) != own and ((a.number, a.sub) in targets
+                                                  or any(start <= (a.number, a.sub) <= end for start, end in ranges))]
         article.refers_to.add(*found)
         linked += len(found)
     return linked

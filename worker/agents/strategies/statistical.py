@@ -18,8 +18,10 @@
   except where one of the two articles punishes conduct that
   also constitutes another offence under the heavier provision (then the heavier one alone, as 133之一
   beside 133 says); per charge its defining article, plus the verified articles
-  that define no charge but go with it in the precedents (a punishment article such as 383 for 382); the
-  term from the term model, within the verified articles' statutory range.
+  that define no charge but go with it in the precedents (a punishment article such as 383 for 382) or by
+  their text (a unit-crime provision such as 150 covering 140, when the facts show a unit crime: it is decided
+  by that rule, stages/auditor/provisions.py); the term from the term model, within the verified articles'
+  statutory range.
 
 Without a trained Auditor (a fresh installation) the decision falls back to the classifiers' probability
 with the same element requirement, and says so in every reason.
@@ -40,6 +42,7 @@ from worker.agents.models.sentencing import sentencing_features, statutory_range
 from worker.agents.models.textmodel import sigmoid
 from worker.agents.models.verifier import FactsView
 from worker.agents.ports import GraphStore
+from worker.agents.stages.auditor import provisions
 from worker.agents.stages.auditor.amounts import lowest_standards, yuan_text
 from worker.agents.stages.auditor.elements import ElementChecker
 from worker.agents.stages.auditor.signals import Ranking, article_signals, cosine, path_votes
@@ -246,12 +249,21 @@ class StatisticalStrategy(Strategy):
                        key=lambda a: (a.score, -a.article_pk), default=None)
             if best is not None:
                 best.passed = True
+        units = _unit_decisions(decided)
         for a, supported in decided:
             p = a.score
             carried = sorted(a.contributions.items(), key=lambda kv: -abs(kv[1]))[:3]
             values = dict(p=round(float(p), 4), threshold=threshold, supported=supported, total=len(a.items),
                           signals={k: v for k, v in carried}, learned=self.auditor is not None)
-            if not supported:
+            if a.article_pk in units:
+                shown, covered = units[a.article_pk]
+                a.passed = bool(shown and covered)
+                a.reason = ("a unit-crime provision: " + ("the facts do not show a unit crime" if not shown else
+                            "no article in its scope applies" if not covered else
+                            f"the facts show a unit crime ({shown.span_text}) and it covers {'、'.join(covered)}, which applies"))
+                a.why = reasons.why(reasons.ARTICLE_UNIT, applies=a.passed, shown=bool(shown),
+                                    quote=shown.span_text if shown else "", covered="、".join(covered))
+            elif not supported:
                 a.reason = f"no checklist item is shown by the facts ({len(a.items)} checked); P = {p:.2f} is not enough alone"
                 a.why = reasons.why(reasons.ARTICLE_NO_ELEMENT, **values)
             elif a is best:
@@ -334,10 +346,10 @@ class StatisticalStrategy(Strategy):
                 charges.append(charge)
                 cited.append(a)
         matching = {label for c in charges for label in self._labels_for(c)}
-        for a in verified:  # punishment articles that go with a chosen charge in the precedents
-            if not a.charges and any(research.fact_shares.get(label, {}).get(a.article_pk, 0.0) >= COMPANION_SHARE
-                                     for label in matching):
-                cited.append(a)
+        cited += [a for a in verified if not a.charges and (  # articles defining no charge that go with a chosen one:
+            _unit_provision_of(a, cited)  # a unit-crime provision covering one of its articles
+            or any(research.fact_shares.get(label, {}).get(a.article_pk, 0.0) >= COMPANION_SHARE  # or, in the
+                   for label in matching))]  # precedents, a punishment article such as 383 for 382
         labels = [self._label_of(c, view["charges"]) for c in charges]
         term = (self._term(focus, labels, [a for a in cited if a.charges])
                 or _precedent_term(graph.cases(audit.verified_cases), charges))
@@ -404,6 +416,27 @@ def _heavier(a: ArticleAudit, b: ArticleAudit) -> bool:
     ra, rb = statutory_range(a.text), statutory_range(b.text)
     key = lambda r: (r.death, r.life, r.max_months) if r else (False, False, -1)  # noqa: E731
     return key(ra) > key(rb)
+
+
+def _unit_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, tuple[ItemVerdict | None, list[str]]]:
+    """The unit-crime provisions among the candidates (provisions.unit_scope), each with the verdict of its
+    item that shows a unit crime (None when not shown) and the labels of the passed articles it covers: it
+    applies when both are there, whatever its other evidence."""
+    found = {}
+    for a, _ in decided:
+        scope = provisions.unit_scope(a.text) if not a.charges else None
+        if scope is None:
+            continue
+        shown = next((i for i in a.items if i.satisfied and provisions.UNIT_ITEM_RE.search(i.question)), None)
+        covered = [b.label for b, _ in decided if b.passed and b.charges and scope.covers(provisions.key_of(b.key))]
+        found[a.article_pk] = (shown, covered)
+    return found
+
+
+def _unit_provision_of(a: ArticleAudit, cited: list[ArticleAudit]) -> bool:
+    """``a`` is a unit-crime provision whose scope covers one of the cited articles that define a charge."""
+    scope = provisions.unit_scope(a.text)
+    return scope is not None and any(scope.covers(provisions.key_of(c.key)) for c in cited if c.charges)
 
 
 def _precedent_term(cases, charges: list[str]) -> Term | None:

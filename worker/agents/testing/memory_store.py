@@ -320,3 +320,13 @@ class InMemoryGraphStore:
     def references(self, article_pk: int) -> list[ArticleNode]:
         """Articles this article REFERS_TO (outgoing edges only), in statute order (law, number, sub, pk)."""
         return _in_statute_order(self._articles[pk] for pk in self._refers.get(article_pk, ()))
+
+    def referring(self, article_pks) -> dict[int, list[ArticleNode]]:
+        """Per article pk, the articles that REFER_TO it (incoming edges), in statute order; pks none
+        refers to are left out."""
+        wanted = {int(pk) for pk in article_pks}
+        found: dict[int, list[ArticleNode]] = {}
+        for source, targets in self._refers.items():
+            for pk in targets & wanted:
+                found.setdefault(pk, []).append(self._articles[source])
+        return {pk: _in_statute_order(nodes) for pk, nodes in found.items()}

@@ -58,6 +58,7 @@ from worker.agents.stages.auditor.amounts import (
     quantity_range,
     tiers_named,
 )
+from worker.agents.stages.auditor.provisions import UNIT_CRIME
 from worker.agents.stages.features import DEFAULT_PATTERNS
 from worker.agents.stages.focus import SENTENCE_RE
 
@@ -141,6 +142,8 @@ ELEMENT_CONCEPTS = (
     ("出卖血液", r"出卖血液|卖血", r"卖血|出卖血液"),
     ("擅自采矿", r"擅自采矿|未取得采矿许可证",
      r"盗采|非法开采|无证开采|未(?:取得|办理|依法取得)[^。]{0,6}?采矿许可证|擅自开采|私自开采|非法采(?:砂|沙|矿)"),
+    # the item of a unit-crime provision (150, 231, …): the defendant unit or the persons it answers for
+    ("单位犯罪", r"单位犯罪", UNIT_CRIME),
     ("拒绝扶养", r"拒绝扶养|遗弃",
      r"遗弃|弃置|丢弃|(?:婴|儿子|女儿|孩子|子女|老人|父亲|母亲).{0,40}?(?:后离开|随后离开|便离开|未给予照顾|不管不顾)"),
 )

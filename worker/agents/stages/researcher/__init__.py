@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from worker.agents.graph_types import ArticleNode, CaseNode, CommunityNode
 from worker.agents.ports import GraphStore, Retriever
+from worker.agents.stages.auditor import provisions
 from worker.agents.stages.researcher import retrieval
 from worker.agents.stages.researcher.paths import (
     PATHS,
@@ -96,10 +97,28 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
     graph.prefetch_articles_of_cases(cases)
     for pk, paths in cases.items():
         add_articles("case", [a.pk for a in graph.articles_of_case(pk)], companion=True)
+    if provisions.unit_crime_shown(focus):  # the unit-crime provisions whose scope holds a candidate
+        add_articles("unit", unit_provisions([nodes[pk] for pk in articles if nodes[pk].charges], graph), companion=True)
     result.candidate_cases = sorted(cases)
     result.candidate_articles = sorted(articles, key=lambda pk: (nodes[pk].number, nodes[pk].sub))
     result.article_sources = {pk: sorted(set(v)) for pk, v in articles.items()}
     return result
+
+
+def unit_provisions(defining: list[ArticleNode], graph: GraphStore) -> list[int]:
+    """The unit-crime provisions (provisions.unit_scope) that refer to one of the ``defining`` articles and
+    whose scope covers it: 150 for 140, 231 for 228."""
+    found = []
+    for pk, referrers in graph.referring(a.pk for a in defining).items():
+        target = next(a for a in defining if a.pk == pk)
+        for node in referrers:
+            if node.charges or node.pk in found:
+                continue
+            texts = graph.article_texts(node.pk)
+            scope = provisions.unit_scope(texts[-1].text) if texts else None
+            if scope is not None and scope.covers((target.number, target.sub)):
+                found.append(node.pk)
+    return sorted(found)
 
 
 def paths_to_run(params: Params) -> list[RetrievalPath]:

@@ -1,0 +1,65 @@
+"""Unit-crime provisions: articles that define no charge but go with one, read from the statute text.
+
+A unit-crime provision (150, 200, 211, 220, 231, 346, 366: "单位犯本节第X条至第Y条规定之罪的，对单位判处罚金，
+并对其直接负责的主管人员和其他直接责任人员…处罚") applies beside an article in its scope when a unit committed
+the offence: the facts name the defendant unit (被告单位) or the persons directly responsible for it. Its
+scope is the articles its text names, ranges included.
+
+The Researcher adds the unit-crime provisions of the candidates when the facts show a unit crime; the
+statistical Auditor decides them by the rule here; the Adjudicator cites a verified one beside the article
+of its scope it goes with.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from worker.agents.numerals import find_article_ranges, find_article_refs
+
+# How facts show that a unit committed the offence: the defendant unit, or the persons the unit-crime
+# provisions punish for it. Counted on the training corpus (../shared/data/cases.jsonl), among the records
+# convicted under an article some unit-crime provision covers: "被告单位" occurred in 11 of the 21 that
+# cite the provision and in 3 of the 1,214 that do not; "直接负责的主管人员" in 2 and 0, "直接责任人员" in 1 and 0.
+UNIT_CRIME = r"被告单位|单位犯罪|直接负责的主管人员|其他直接责任人员|直接责任人员"
+UNIT_CRIME_RE = re.compile(UNIT_CRIME)
+UNIT_ITEM_RE = re.compile(r"单位犯罪")  # the checklist item of a unit-crime provision that asks for the unit
+_UNIT_CLAUSE = re.compile(r"^\s*单位犯(?:本节|本章)?(.{1,160}?)规定之罪")
+
+Key = tuple[int, int]  # (number, sub): 219之一 is (219, 1)
+
+
+@dataclass(frozen=True)
+class UnitScope:
+    """The articles a unit-crime provision names: single ones and ranges (ends included)."""
+
+    singles: frozenset[Key]
+    ranges: tuple[tuple[Key, Key], ...]
+
+    def covers(self, key: Key) -> bool:
+        return key in self.singles or any(start <= key <= end for start, end in self.ranges)
+
+
+def unit_scope(text: str) -> UnitScope | None:
+    """The scope of a unit-crime provision; None when ``text`` is not one."""
+    match = _UNIT_CLAUSE.match(text or "")
+    if not match:
+        return None
+    clause = match.group(1)
+    ranges = tuple(find_article_ranges(clause))
+    singles = frozenset(find_article_refs(clause))
+    if not ranges and not singles:
+        return None
+    return UnitScope(singles=singles, ranges=ranges)
+
+
+def unit_crime_shown(facts: str) -> tuple[int, int] | None:
+    """The span of the first words that show a unit crime; None when the facts show none."""
+    match = UNIT_CRIME_RE.search(facts or "")
+    return match.span() if match else None
+
+
+def key_of(key: str) -> Key:
+    """"219-1" -> (219, 1); "264" -> (264, 0) (ArticleAudit.key)."""
+    number, _, sub = key.partition("-")
+    return int(number), int(sub or 0)
