@@ -36,6 +36,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 
 from training.text_models import _vocab_list, _sample, platt
+from worker.agents.charge_names import statute_charges_of
 from worker.agents.models.textmodel import LinearTextModel, terms
 
 Tokens = Sequence[str]
@@ -213,22 +214,6 @@ def legal_texts(statutes: Sequence[Mapping[str, Any]], checklists: Sequence[Mapp
                  *(linked.get(base, []) if base is not None else [])]
         texts[key] = "\n".join(p for p in parts if p)
     return texts
-
-
-def _subsequence(short: str, long: str) -> bool:
-    it = iter(long)
-    return all(ch in it for ch in short)
-
-
-def statute_charges_of(label: str, statute_names: set[str], aliases: Mapping[str, str | None]) -> list[str]:
-    """The statute charges a dataset charge name stands for: itself, its alias, else the shortest statute
-    name holding it as a character subsequence (贩卖毒品罪 → 走私、贩卖、运输、制造毒品罪)."""
-    if label in statute_names:
-        return [label]
-    if aliases.get(label):
-        return [str(aliases[label])]
-    holding = sorted((n for n in statute_names if _subsequence(label, n)), key=lambda n: (len(n), n))
-    return holding[:1]
 
 
 def charge_documents(labels: Iterable[str], statutes: Sequence[Mapping[str, Any]], texts: Mapping[str, str],

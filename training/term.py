@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from sklearn.ensemble import GradientBoostingRegressor
 
-from training.longtail import statute_charges_of
+from worker.agents.charge_names import statute_charges_of
 from training.text_models import fit_regression
 from training.trees import ensemble_of
 from worker.agents.stages.auditor.amounts import Standard, lowest_standards, standards

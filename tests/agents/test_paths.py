@@ -100,3 +100,18 @@ def test_a_strategy_names_the_paths_of_its_full_pipeline():
                         params=Params.for_ablation("no_sem", paths=strategy.paths))
     assert _hits(no_sem) == _hits(full)
     assert Params.for_ablation("no_chg", paths=strategy.paths).paths == ()
+
+
+def test_a_label_no_article_defines_reaches_the_articles_of_the_statute_charge_it_stands_for():
+    graph = tiny_legal_graph()
+
+    def judged(label, **names):
+        strategy = StatisticalStrategy(charge_model=FixedProbabilities({label: 0.9}, model_id="fake"), **names)
+        return adjudicate(CASE, "张某", strategy=strategy, graph=graph, retriever=InMemoryRetriever(graph)).research
+
+    assert graph.articles_defining("扒窃罪") == [] and graph.articles_defining("窃取罪") == []
+    assert "chg" in judged("扒窃罪", aliases={"扒窃罪": "盗窃罪"}, statute_charges={"盗窃罪", "诈骗罪"}).article_sources[5]
+    # without an alias, the shortest statute charge holding the label's characters in order (264 defines 盗窃罪)
+    assert "chg" in judged("窃罪", statute_charges={"盗窃罪", "诈骗罪", "盗窃、抢夺枪支罪"}).article_sources[5]
+    unknown = judged("扒窃罪")  # no statute charge known: the label alone, which no article defines
+    assert "chg" not in unknown.article_sources.get(5, [])

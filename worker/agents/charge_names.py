@@ -10,12 +10,16 @@ names by the words they share with each.
 
 The offence date is the case's; where none is given, the first date the facts state that is not a
 former conviction's (:func:`offence_date_of`).
+
+A dataset's charge label (a classifier's) may be a former or a shortened name: :func:`statute_charges_of`
+gives the statute charge it stands for.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from worker.agents.numerals import chinese_to_int
@@ -107,3 +111,21 @@ def offence_date_of(facts: str) -> dt.date | None:
             if 1979 <= found.year <= 2100:
                 return found
     return None
+
+
+def is_subsequence(short: str, long: str) -> bool:
+    """The characters of ``short`` occur in ``long`` in order (gaps allowed)."""
+    it = iter(long)
+    return all(ch in it for ch in short)
+
+
+def statute_charges_of(label: str, statute_names: Iterable[str], aliases: Mapping[str, str | None]) -> list[str]:
+    """The statute charges a dataset charge name stands for: itself, its alias, else the shortest statute
+    name holding it as a character subsequence (贩卖毒品罪 → 走私、贩卖、运输、制造毒品罪)."""
+    names = statute_names if isinstance(statute_names, (set, frozenset)) else set(statute_names)
+    if label in names:
+        return [label]
+    if aliases.get(label):
+        return [str(aliases[label])]
+    holding = sorted((n for n in names if is_subsequence(label, n)), key=lambda n: (len(n), n))
+    return holding[:1]

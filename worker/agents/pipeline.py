@@ -126,10 +126,12 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
 
 
 def _research_choices(strategy: Strategy, researcher) -> dict:
-    """The LLM strategy's community pick and case selection, for the fixed Researcher only."""
+    """The LLM strategy's community pick and case selection, and the statute charges of a pre-judged label,
+    for the fixed Researcher only."""
     if researcher is not None:
         return {}
-    return {"pick_community": strategy.pick_community, "select_cases": strategy.select_cases}
+    return {"pick_community": strategy.pick_community, "select_cases": strategy.select_cases,
+            "resolve": strategy.statute_charges_of}
 
 
 def _nothing_verified(result: Audit) -> str:

@@ -23,6 +23,8 @@ class Strategy:
     paths: tuple[str, ...] | None = None
     intent_classifier: Any = None  # reranks the article path by the facts' intent (else the cue rules)
     expand_keywords: Callable[[str], list[str]] | None = None  # IRAC keywords for the sparse article search
+    # The statute charges a pre-judged label stands for, when no article defines the label itself (R_chg)
+    statute_charges_of: Callable[[str], list[str]] | None = None
     pick_community: Callable | None = None  # chooses the community of R_com among the best scored
     select_cases: Callable | None = None  # keeps the most similar precedents of R_sem
     client: Any = None  # the LLM client (the agentic mode's LLM planner uses it)

@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from worker.agents import reasons
+from worker.agents.charge_names import is_subsequence, statute_charges_of
 from worker.agents.graph_types import ChecklistEntry, Term
 from worker.agents.models.sentencing import sentencing_features, statutory_range, term_inputs
 from worker.agents.models.textmodel import sigmoid
@@ -316,6 +317,11 @@ class StatisticalStrategy(Strategy):
             self._labels_of_charge[charge] = [str(label) for label in labels if self._matches(str(label), charge)]
         return self._labels_of_charge[charge]
 
+    def statute_charges_of(self, label: str) -> list[str]:
+        """The statute charges a classifier label stands for (R_chg reads the articles defining them when the
+        label is a former or a dataset name no article defines: 掩饰、隐瞒犯罪所得罪 → 第三百一十二条)."""
+        return statute_charges_of(label, self.statute_charges, self.aliases)
+
     def _matches(self, label: str, charge: str) -> bool:
         if label in self.statute_charges:
             return label == charge
@@ -473,15 +479,10 @@ def _labels_at(ranking: Ranking, threshold: float = 0.5) -> list[str]:
     return [label for n, label in enumerate(order) if n == 0 or ranking.p[label] >= threshold]
 
 
-def _subsequence(short: str, long: str) -> bool:
-    it = iter(long)
-    return all(ch in it for ch in short)
-
-
 def names_match(label: str, charge: str, aliases: dict[str, str]) -> bool:
     """A dataset charge name stands for a statute charge: equal, aliased, or a character subsequence
     (贩卖毒品罪 → 走私、贩卖、运输、制造毒品罪), the evaluator's own rule."""
-    return label == charge or aliases.get(label) == charge or _subsequence(label, charge)
+    return label == charge or aliases.get(label) == charge or is_subsequence(label, charge)
 
 
 def _reasoning(chosen: list[ArticleAudit], charges: list[str], term: Term | None, evidence: list[Evidence]) -> str:

@@ -42,17 +42,19 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
              intents: retrieval.IntentClassifier | None = None,
              expand: Callable[[str], list[str]] | None = None,
              pick_community: Callable[[str, list[CommunityNode]], int | None] | None = None,
-             select_cases: Callable[[str, list[CaseNode]], list[int] | None] | None = None) -> Research:
+             select_cases: Callable[[str, list[CaseNode]], list[int] | None] | None = None,
+             resolve: Callable[[str], list[str]] | None = None) -> Research:
     """The Researcher's paths. ``intents``: the trained intent classifier for the article rerank (else the
     cue rules); ``expand``: IRAC keyword expansion of the sparse article query (LLM strategy only).
 
     The LLM strategy may also judge two retrieval steps (None = the statistical scores decide):
     ``pick_community`` chooses the community among the ``paths.COMMUNITY_SHORTLIST`` best scored, and
     ``select_cases`` keeps the most similar of the semantic path's ``2k`` candidates (at most 3; none is a
-    valid answer). Either returns None when the model could not answer; the scores decide then."""
+    valid answer). Either returns None when the model could not answer; the scores decide then.
+    ``resolve``: the statute charges a pre-judged label stands for (R_chg, when no article defines the label)."""
     result = Research(focus=focus, features=features, query_text=query_text, prejudged=prejudged)
     q = Query(case, focus, features, query_text, prejudged, params, graph, retriever, intents=intents, expand=expand,
-              pick_community=pick_community, select_cases=select_cases)
+              pick_community=pick_community, select_cases=select_cases, resolve=resolve)
     cases: dict[int, list[str]] = {}
     articles: dict[int, list[str]] = {}
 
@@ -92,7 +94,7 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
     if not params.use_researcher and not params.naive_rag:  # without the Researcher: the pre-judged charges' articles
         for charge, p in prejudged:
             result.hits.append(Hit(path="chg", kind="charge", pk=charge, score=round(p, 6)))
-            add_articles("chg", [a.pk for a in graph.articles_defining(charge)])
+            add_articles("chg", [a.pk for a in q.defining(charge)])
 
     graph.prefetch_articles_of_cases(cases)
     for pk, paths in cases.items():

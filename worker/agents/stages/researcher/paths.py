@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from worker.agents.graph_types import CaseNode, CommunityNode
+from worker.agents.graph_types import ArticleNode, CaseNode, CommunityNode
 from worker.agents.ports import GraphStore, Retriever
 from worker.agents.stages.researcher import retrieval
 from worker.agents.types import CaseInput, Hit
@@ -51,6 +51,15 @@ class Query:
     expand: Callable[[str], list[str]] | None = None  # IRAC keywords for the sparse article search
     pick_community: Callable[[str, list[CommunityNode]], int | None] | None = None
     select_cases: Callable[[str, list[CaseNode]], list[int] | None] | None = None
+    resolve: Callable[[str], list[str]] | None = None  # the statute charges a pre-judged label stands for
+
+    def defining(self, charge: str) -> list[ArticleNode]:
+        """The articles defining a pre-judged charge; for a label no article defines (a former or a dataset
+        name), those defining the statute charges it stands for."""
+        found = self.graph.articles_defining(charge)
+        if found or self.resolve is None:
+            return found
+        return [a for name in self.resolve(charge) if name != charge for a in self.graph.articles_defining(name)]
 
     def is_self(self, pk: int) -> bool:
         """A leave-one-out evaluation's own case (never retrieved)."""
@@ -150,7 +159,8 @@ CHARGE_CASES = 200  # R_chg reads at most this many precedents of a charge (the 
 
 @register
 class ChargePath(RetrievalPath):
-    """R_chg: the articles defining each pre-judged charge; with the graph, for the first
+    """R_chg: the articles defining each pre-judged charge (or the statute charge a label stands for,
+    Query.defining); with the graph, for the first
     ``graph_charges`` of them, the charge's Fact-graph neighbourhood: its cases and the articles they cite
     (this also reaches articles for dataset charge names no article defines, and the punishment articles
     that go with a charge)."""
@@ -159,11 +169,13 @@ class ChargePath(RetrievalPath):
 
     def find(self, q: Query) -> Iterator[Found]:
         charges = [charge for charge, _ in q.prejudged]
-        q.graph.prefetch_offences(charges, with_cases=charges[:q.params.graph_charges] if q.params.use_graph else (),
+        resolved = [name for charge in charges for name in (q.resolve(charge) if q.resolve else ())]
+        q.graph.prefetch_offences(list(dict.fromkeys(charges + resolved)),
+                                  with_cases=charges[:q.params.graph_charges] if q.params.use_graph else (),
                                   cases_limit=CHARGE_CASES)
         for n, (charge, p) in enumerate(q.prejudged):
             yield Hit(path=self.name, kind="charge", pk=charge, score=round(p, 6))
-            yield Articles([a.pk for a in q.graph.articles_defining(charge)])
+            yield Articles([a.pk for a in q.defining(charge)])
             if q.params.use_graph and n < q.params.graph_charges:
                 offence_cases = [c for c in q.graph.cases_of_offence(charge, limit=CHARGE_CASES) if not q.is_self(c.pk)]
                 yield ChargeShares(charge, _cite_shares(offence_cases))
