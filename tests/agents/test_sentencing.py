@@ -118,3 +118,25 @@ def test_a_term_within_the_range_passes_unchanged():
     within = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=8), "message": ""})
     checked = verify_judgment(within, bundle.audit, bundle.case)
     assert checked.term == Term(months=8) and checked.message == ""
+
+
+def test_the_term_is_pulled_towards_the_median_term_of_the_verified_precedents_of_the_charge():
+    import math
+
+    from worker.agents.graph_types import CaseNode
+    from worker.agents.strategies.statistical import PRECEDENT_TERM_SHARE, _with_precedents
+
+    def case(pk, charge, **term):
+        return CaseNode(pk=pk, ext_id=str(pk), charges=(charge,), term=Term(**term))
+
+    precedents = [case(1, "盗窃罪", months=12), case(2, "盗窃罪", months=24), case(3, "诈骗罪", months=120),
+                  case(4, "盗窃罪", months=36), None]
+    pulled = _with_precedents(Term(months=6), precedents, ["盗窃罪"])
+    expected = math.expm1((1 - PRECEDENT_TERM_SHARE) * math.log1p(6) + PRECEDENT_TERM_SHARE * math.log1p(24))
+    assert pulled == Term(months=round(expected)) and 6 < pulled.months < 24
+    assert _with_precedents(Term(months=6), precedents, ["抢劫罪"]) == Term(months=6)  # none of that charge
+    assert _with_precedents(Term(life=True), precedents, ["盗窃罪"]) == Term(life=True)
+    # an even count: the mean of the two middle terms; life counts as 300 months
+    lifers = [case(5, "故意杀人罪", months=180), case(6, "故意杀人罪", life=True)]
+    assert _with_precedents(Term(months=240), lifers, ["故意杀人罪"]).months == round(
+        math.expm1((1 - PRECEDENT_TERM_SHARE) * math.log1p(240) + PRECEDENT_TERM_SHARE * math.log1p(240)))

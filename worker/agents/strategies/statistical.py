@@ -20,8 +20,8 @@
   beside 133 says); per charge its defining article, plus the verified articles
   that define no charge but go with it in the precedents (a punishment article such as 383 for 382) or by
   their text (a unit-crime provision such as 150 covering 140, when the facts show a unit crime: it is decided
-  by that rule, stages/auditor/provisions.py); the term from the term model, within the verified articles'
-  statutory range.
+  by that rule, stages/auditor/provisions.py); the term from the term model pulled towards the median term of
+  the verified precedents of the chosen charges, within the verified articles' statutory range.
 
 Without a trained Auditor (a fresh installation) the decision falls back to the classifiers' probability
 with the same element requirement, and says so in every reason.
@@ -61,6 +61,9 @@ FALLBACK_MULTI = 0.5  # a further charge: the charge classifier's own probabilit
 # P = 0.1, and 1 of its 27 answers there was right (docs/RESULTS.md): an explicit insufficient_evidence instead.
 BEST_SUPPORTED_FALLBACK = False
 FOCUS_VIEWS = 8  # focused texts whose tokens and model rankings a strategy keeps (see _focus_view)
+# The precedents' median term's weight beside the term model's (log months), chosen on the development split
+# (term MAE, evaluation runs 87-90 of docs/RESULTS.md): the model alone 15.90 months, 0.3 15.54, 0.4 15.53, 0.5 15.58
+PRECEDENT_TERM_SHARE = 0.4
 COMPANION_SHARE = 0.5  # a verified article defining no charge goes with a charge cited by this share of its precedents
 
 
@@ -357,8 +360,9 @@ class StatisticalStrategy(Strategy):
             or any(research.fact_shares.get(label, {}).get(a.article_pk, 0.0) >= COMPANION_SHARE  # or, in the
                    for label in matching))]  # precedents, a punishment article such as 383 for 382
         labels = [self._label_of(c, view["charges"]) for c in charges]
-        term = (self._term(focus, labels, [a for a in cited if a.charges])
-                or _precedent_term(graph.cases(audit.verified_cases), charges))
+        precedents = graph.cases(audit.verified_cases)
+        term = self._term(focus, labels, [a for a in cited if a.charges])
+        term = _with_precedents(term, precedents, charges) if term is not None else _precedent_term(precedents, charges)
         reasoning = _reasoning(cited, charges, term, evidence)
         return Judgment(status=Status.JUDGED, charges=charges, article_keys=[a.key for a in cited],
                         article_pks=[a.article_pk for a in cited], term=term, reasoning=reasoning, evidence=evidence,
@@ -443,6 +447,19 @@ def _unit_provision_of(a: ArticleAudit, cited: list[ArticleAudit]) -> bool:
     """``a`` is a unit-crime provision whose scope covers one of the cited articles that define a charge."""
     scope = provisions.unit_scope(a.text)
     return scope is not None and any(scope.covers(provisions.key_of(c.key)) for c in cited if c.charges)
+
+
+def _with_precedents(term: Term, cases, charges: list[str]) -> Term:
+    """The term model's fixed term pulled towards the median term of the verified precedents convicted of a
+    chosen charge (life counted as 300 months, death as 360): a geometric mean, the precedents weighing
+    PRECEDENT_TERM_SHARE. Life, death, or no such precedent: the model's term stands."""
+    months = sorted(360 if c.term.death else 300 if c.term.life else c.term.months for c in cases
+                    if c is not None and c.term is not None and set(c.charges) & set(charges))
+    if term.life or term.death or not months:
+        return term
+    median = (months[(len(months) - 1) // 2] + months[len(months) // 2]) / 2
+    blended = math.expm1((1 - PRECEDENT_TERM_SHARE) * math.log1p(term.months) + PRECEDENT_TERM_SHARE * math.log1p(median))
+    return Term(months=int(round(blended)))
 
 
 def _precedent_term(cases, charges: list[str]) -> Term | None:
