@@ -23,6 +23,10 @@ def test_every_code_has_a_sentence():
     (reasons.why(reasons.ARTICLE_BEST_SUPPORTED, p=0.21, threshold=0.3, supported=1, total=4), "把握较低"),
     (reasons.why(reasons.ARTICLE_NOT_IN_FORCE, label="第一百三十三条之一", date="2010-01-01"), "第一百三十三条之一"),
     (reasons.why(reasons.PRUNED_BY_REVIEWER, reason="与本案无关"), "与本案无关"),
+    (reasons.why(reasons.ARTICLE_UNIT, applies=True, shown=True, quote="被告单位某公司", covered="第一百四十条"),
+     "本单位犯罪条款涵盖第一百四十条"),
+    (reasons.why(reasons.ARTICLE_UNIT, applies=False, shown=False, quote="", covered="第一百四十条"), "未显示犯罪由单位实施"),
+    (reasons.why(reasons.ARTICLE_UNIT, applies=False, shown=True, quote="被告单位", covered=""), "范围内没有适用的法条"),
 ])
 def test_sentences_are_in_the_page_language_with_scores_kept_for_the_details(compiled_catalogs, why, words):
     with translation.override("zh-hans"):
