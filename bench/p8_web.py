@@ -241,7 +241,7 @@ def run(ctx: Context) -> list[dict]:
            "LEXTRACE_OTP_ROLES": "", "LEXTRACE_API_RATE_USER": "1000000/hour"}
     with log.open("wb") as fh:
         server = subprocess.Popen([sys.executable, "-m", "gunicorn", "legalsite.wsgi", "--bind", f"127.0.0.1:{port}",
-                                   "--workers", "2", "--threads", "2"], cwd=ROOT, env=env, stdout=fh, stderr=fh)
+                                   "--workers", "2", "--threads", "2", "--config", "python:legalsite.gunicorn_conf"], cwd=ROOT, env=env, stdout=fh, stderr=fh)
     try:
         deadline = time.monotonic() + 120
         while True:
