@@ -208,7 +208,7 @@ class Bundle:
     schema: int = BUNDLE_SCHEMA
 
     def to_dict(self) -> dict:
-        return _jsonable(dataclasses.asdict(self))
+        return _jsonable(self)
 
     @classmethod
     def of(cls, bundle: Bundle | dict) -> Bundle:
@@ -315,7 +315,18 @@ def judgment_from(data: dict) -> Judgment:
                     message=data.get("message", ""), scores=dict(data.get("scores") or {}))
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _jsonable(value):
+    """What ``json`` writes for a bundle: dataclasses as dicts of their fields, tuples as lists, dict keys as
+    strings, dates in ISO form, enums by value. One pass, copying nothing twice (``dataclasses.asdict`` first
+    deep-copied every value, a what-if's largest cost after the database)."""
+    names = _FIELD_NAMES.get(type(value))
+    if names is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = _FIELD_NAMES.setdefault(type(value), tuple(f.name for f in dataclasses.fields(value)))
+    if names is not None:
+        return {name: _jsonable(getattr(value, name)) for name in names}
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
