@@ -33,6 +33,9 @@ def test_a_range_of_articles_is_referred_to_whole_sub_articles_included():
     do_import(jsonl(statute(213), statute(214), statute(214, sub=1), statute(215), statute(216), statute(220, text=unit)))
     refers = sorted((a.number, a.sub) for a in Article.objects.get(number=220).refers_to.all())
     assert refers == [(213, 0), (214, 0), (214, 1), (215, 0)]
+    do_import(jsonl(statute(213, sub=1), statute(215, sub=1)))  # added later: 213之一 is inside the range, 215之一 not
+    refers = {(a.number, a.sub) for a in Article.objects.get(number=220).refers_to.all()}
+    assert (213, 1) in refers and (215, 1) not in refers and not Article.objects.get(number=216).referred_by.exists()
 
 
 def test_a_changed_article_is_rejected_with_a_diff_unless_it_is_an_amendment():

@@ -89,3 +89,25 @@ def test_the_store_answers_the_agents_questions(demo_corpus):
     assert [(a.number, a.sub) for a in referring[Article.objects.get(number=133, sub=0).pk]] == [(133, 1)]
     assert drunk.pk not in referring and referring[Article.objects.get(number=133, sub=0).pk][0].charges == ("危险驾驶罪",)
     assert store.interpretations(Article.objects.get(number=264).pk)
+
+
+def test_an_imported_unit_crime_provision_is_found_from_an_article_of_its_range(demo_corpus):
+    """The range of a unit-crime provision becomes REFERS_TO edges on import, and the store reads them
+    backwards: what the Researcher asks when the facts show a unit crime (worker/agents/stages/researcher)."""
+    from apps.corpus.services.importing import corpus_import
+    from tests.corpus.conftest import jsonl, statute
+    from worker.agents.stages.researcher import unit_provisions
+
+    graph_project_all()
+    unit = "单位犯本节第二百六十三条至第二百六十七条规定之罪的，对单位判处罚金，并对其直接负责的主管人员依照各该条的规定处罚。"
+    batch = corpus_import(data=jsonl(statute(269, text=unit)), filename="statutes.jsonl")
+    assert batch.status == "published", batch.errors
+    provision = Article.objects.get(number=269)
+    assert {a.number for a in provision.refers_to.all()} >= {263, 264, 266, 267}
+    graph_sync("Article", [provision.pk])  # what the import's follow-up does once a graph is built
+    assert graph_consistency() == {}
+    store = AgeGraphStore()
+    theft = store.articles_defining("盗窃罪")[0]
+    assert [(a.number, a.charges) for a in store.referring([theft.pk])[theft.pk]] == [(269, ())]
+    murder = store.articles_defining("故意杀人罪")[0]
+    assert unit_provisions([theft, murder], store) == [provision.pk]  # 232 is outside the range

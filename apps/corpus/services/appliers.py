@@ -138,6 +138,21 @@ def _link_references(touched: list[tuple[Article, str]]) -> int:
                                                   or any(start <= (a.number, a.sub) <= end for start, end in ranges))]
         article.refers_to.add(*found)
         linked += len(found)
+    return linked + _link_into_ranges(touched)
+
+
+def _link_into_ranges(touched: list[tuple[Article, str]]) -> int:
+    """A touched article inside the range of a provision imported before it (an article added by an
+    amendment, or statutes imported in several files) is referred to by that provision too."""
+    keys = {(a.law_id, a.number, a.sub): a for a, _ in touched}
+    linked = 0
+    for version in ArticleVersion.objects.filter(valid_to__isnull=True, text__contains="条至第").select_related("article"):
+        source = version.article
+        inside = [a for (law, number, sub), a in keys.items() if law == source.law_id and a.pk != source.pk
+                  and any(start <= (number, sub) <= end for start, end in find_article_ranges(version.text))]
+        if inside:
+            source.refers_to.add(*inside)
+            linked += len(inside)
     return linked
 
 
