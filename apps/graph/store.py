@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.db import connection
 from django.db.models import F
 
-from apps.corpus.models import ArticleVersion, Charge, Interpretation, Precedent, PrecedentOutcome
+from apps.corpus.models import ArticleVersion, Interpretation
 from apps.graph import age
 from apps.graph.models import Community
 from worker.agents.graph_types import (
@@ -30,18 +30,18 @@ def _article_node(props: dict, charges=()) -> ArticleNode:
 
 
 # The cases of _fetch_cases: each with its charges, the articles it cites and the first outcome's term (when known).
-_CASES_SQL = f"""
+_CASES_SQL = """
 SELECT p.id, p.ext_id, p.court_level, p.fine,
-       ARRAY(SELECT DISTINCT c.name FROM {Charge._meta.db_table} c
-             JOIN {PrecedentOutcome.charges.through._meta.db_table} oc ON oc.charge_id = c.id
-             JOIN {PrecedentOutcome._meta.db_table} o ON o.id = oc.precedentoutcome_id
+       ARRAY(SELECT DISTINCT c.name FROM corpus_charge c
+             JOIN corpus_precedentoutcome_charges oc ON oc.charge_id = c.id
+             JOIN corpus_precedentoutcome o ON o.id = oc.precedentoutcome_id
              WHERE o.precedent_id = p.id ORDER BY 1),
-       ARRAY(SELECT DISTINCT oa.article_id FROM {PrecedentOutcome.articles.through._meta.db_table} oa
-             JOIN {PrecedentOutcome._meta.db_table} o ON o.id = oa.precedentoutcome_id
+       ARRAY(SELECT DISTINCT oa.article_id FROM corpus_precedentoutcome_articles oa
+             JOIN corpus_precedentoutcome o ON o.id = oa.precedentoutcome_id
              WHERE o.precedent_id = p.id ORDER BY 1),
        t.id IS NOT NULL, t.term_months, t.life, t.death, t.term_kind, t.suspended
-FROM {Precedent._meta.db_table} p
-LEFT JOIN {PrecedentOutcome._meta.db_table} t ON t.precedent_id = p.id AND t.position = 0 AND t.term_known
+FROM corpus_precedent p
+LEFT JOIN corpus_precedentoutcome t ON t.precedent_id = p.id AND t.position = 0 AND t.term_known
 WHERE p.id = ANY(%s)
 ORDER BY p.id
 """

@@ -1,7 +1,6 @@
 from django import template
 from django.urls import reverse
-from django.utils.html import format_html
-from django.utils.safestring import mark_safe
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 
 from apps.accounts.models import Role
@@ -35,8 +34,9 @@ def review_control(context, c: dict, oob: bool = False):
 def render_control(c: dict, rv: dict, csrf: str, run, *, oob: bool = False) -> str:
     item = c.get("item")
     state = c.get("state") or "open"
-    parts = [format_html('<div class="review-control" id="{}" data-target="{}" data-ref="{}" data-state="{}"{}>',
-                         c["dom_id"], c["target"], c["ref"], state, mark_safe(' hx-swap-oob="true"') if oob else "")]
+    head = format_html('<div class="review-control" id="{}" data-target="{}" data-ref="{}" data-state="{}"{}>',
+                       c["dom_id"], c["target"], c["ref"], state, format_html(' hx-swap-oob="{}"', "true") if oob else "")
+    parts = []
     if item:
         if c.get("state") == "accept":
             shown = "✓ " + (_("accepted with the rest") if item.bulk else _("accepted"))
@@ -73,5 +73,4 @@ def render_control(c: dict, rv: dict, csrf: str, run, *, oob: bool = False) -> s
                 '<form method="post" action="{0}" class="inline" hx-post="{0}" hx-swap="none">{1}{2}{3}{4}'
                 '<button type="submit" class="small secondary">{5}</button></form>',
                 url, token, version, anchor, common, _("Undo")))
-    parts.append(mark_safe("</div>"))
-    return mark_safe("".join(str(p) for p in parts))
+    return format_html("{}{}</div>", head, format_html_join("", "{}", ((p,) for p in parts)))
