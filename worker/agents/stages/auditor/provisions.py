@@ -19,8 +19,8 @@ from worker.agents.numerals import find_article_ranges, find_article_refs
 
 # How facts show that a unit committed the offence: the defendant unit, or the persons the unit-crime
 # provisions punish for it. Counted on the training corpus (../shared/data/cases.jsonl), among the records
-# convicted under an article some unit-crime provision covers: "被告单位" occurred in 11 of the 21 that
-# cite the provision and in 3 of the 1,214 that do not; "直接负责的主管人员" in 2 and 0, "直接责任人员" in 1 and 0.
+# citing an article some unit-crime provision covers: "被告单位" occurred in 11 of the 21 that also cite the
+# provision and in 3 of the 1,214 that do not; "直接负责的主管人员" in 2 and 0, "直接责任人员" in 1 and 0.
 UNIT_CRIME = r"被告单位|单位犯罪|直接负责的主管人员|其他直接责任人员|直接责任人员"
 UNIT_CRIME_RE = re.compile(UNIT_CRIME)
 UNIT_ITEM_RE = re.compile(r"单位犯罪")  # the checklist item of a unit-crime provision that asks for the unit
