@@ -143,3 +143,33 @@ def test_cancel_of_a_finished_run_is_refused(api, judged_run):
     assert api.post(f"/api/v1/runs/{judged_run.pk}/cancel/").status_code == 400
     judged_run.refresh_from_db()
     assert judged_run.status == "done"
+
+
+def test_the_run_throttle_holds_when_one_user_starts_runs_at_the_same_moment(api, personas):
+    """DRF's throttle reads the history and writes it back; without the lock two simultaneous requests both
+    read the old history and both pass (apps/cases/api.py _OneAtATime)."""
+    import threading
+
+    from rest_framework.test import APIRequestFactory, force_authenticate
+
+    from apps.cases.api import RunThrottle
+
+    cache.clear()
+    factory, decided, start = APIRequestFactory(), [], threading.Barrier(8)
+    view = type("View", (), {"throttle_scope": "runs"})()
+    with override_settings(REST_FRAMEWORK={**settings.REST_FRAMEWORK,
+                                           "DEFAULT_THROTTLE_RATES": {"user": "1000/hour", "runs": "2/hour"}}):
+        def attempt():
+            request = factory.post("/api/v1/cases/1/runs/")
+            force_authenticate(request, user=personas.staff_a)
+            request.user = personas.staff_a
+            start.wait()
+            decided.append(RunThrottle().allow_request(request, view))
+
+        threads = [threading.Thread(target=attempt) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert sorted(decided) == [False] * 6 + [True] * 2
+    cache.clear()
