@@ -267,3 +267,8 @@ def find_article_ranges(text: str) -> list[tuple[tuple[int, int], tuple[int, int
         if 0 < start[0] and start <= end:
             ranges.append((start, end))
     return ranges
+
+
+def in_ranges(key: tuple[int, int], ranges) -> bool:
+    """(number, sub) lies in one of find_article_ranges' spans (ends included)."""
+    return any(start <= key <= end for start, end in ranges)

@@ -25,7 +25,7 @@ from apps.corpus.models import (
 )
 from lexlib.parsing.errors import ImportValidationError, LineError
 from worker.agents.jsonhash import sha256_text
-from worker.agents.numerals import article_key, article_label, find_article_ranges, find_article_refs
+from worker.agents.numerals import article_key, article_label, find_article_ranges, find_article_refs, in_ranges
 
 Progress = Callable[[int, int], None] | None
 Numbered = Sequence[tuple[int, object]]
@@ -134,8 +134,7 @@ def _link_references(touched: list[tuple[Article, str]]) -> int:
             continue
         numbers = {n for n, _ in targets} | {n for start, end in ranges for n in range(start[0], end[0] + 1)}
         found = [a for a in Article.objects.filter(law=article.law, number__in=numbers)
-                 if (a.number, a.sub) != own and ((a.number, a.sub) in targets
-                                                  or any(start <= (a.number, a.sub) <= end for start, end in ranges))]
+                 if (a.number, a.sub) != own and ((a.number, a.sub) in targets or in_ranges((a.number, a.sub), ranges))]
         article.refers_to.add(*found)
         linked += len(found)
     return linked + _link_into_ranges(touched)
@@ -143,13 +142,15 @@ def _link_references(touched: list[tuple[Article, str]]) -> int:
 
 def _link_into_ranges(touched: list[tuple[Article, str]]) -> int:
     """A touched article inside the range of a provision imported before it (an article added by an
-    amendment, or statutes imported in several files) is referred to by that provision too."""
-    keys = {(a.law_id, a.number, a.sub): a for a, _ in touched}
+    amendment, or statutes imported in several files) is referred to by that provision too. A touched
+    provision has linked its own range already (_link_references)."""
+    touched_pks = {a.pk for a, _ in touched}
     linked = 0
-    for version in ArticleVersion.objects.filter(valid_to__isnull=True, text__contains="条至第").select_related("article"):
-        source = version.article
-        inside = [a for (law, number, sub), a in keys.items() if law == source.law_id and a.pk != source.pk
-                  and any(start <= (number, sub) <= end for start, end in find_article_ranges(version.text))]
+    versions = (ArticleVersion.objects.filter(valid_to__isnull=True, text__contains="条至第")
+                .exclude(article_id__in=touched_pks).select_related("article"))
+    for version in versions:
+        source, ranges = version.article, find_article_ranges(version.text)
+        inside = [a for a, _ in touched if a.law_id == source.law_id and in_ranges((a.number, a.sub), ranges)]
         if inside:
             source.refers_to.add(*inside)
             linked += len(inside)

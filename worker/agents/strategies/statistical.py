@@ -103,6 +103,7 @@ class StatisticalStrategy(Strategy):
         self._versions: dict[str, str] | None = None
         self._legal_vectors: dict[tuple[int, int | None], dict[int, float]] = {}
         self._labels_of_charge: dict[str, list[str]] = {}
+        self._statute_charges_of: dict[str, list[str]] = {}
 
     def versions(self) -> dict[str, str]:
         # A model's id hashes its weights (a few hundred ms for the classifiers): computed once, as the
@@ -323,7 +324,9 @@ class StatisticalStrategy(Strategy):
     def statute_charges_of(self, label: str) -> list[str]:
         """The statute charges a classifier label stands for (R_chg reads the articles defining them when the
         label is a former or a dataset name no article defines: 掩饰、隐瞒犯罪所得罪 → 第三百一十二条)."""
-        return statute_charges_of(label, self.statute_charges, self.aliases)
+        if label not in self._statute_charges_of:  # R_chg asks twice per label (its prefetch, then its articles)
+            self._statute_charges_of[label] = statute_charges_of(label, self.statute_charges, self.aliases)
+        return list(self._statute_charges_of[label])
 
     def _matches(self, label: str, charge: str) -> bool:
         if label in self.statute_charges:

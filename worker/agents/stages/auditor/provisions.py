@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from worker.agents.numerals import find_article_ranges, find_article_refs
+from worker.agents.numerals import find_article_ranges, find_article_refs, in_ranges
 
 # How facts show that a unit committed the offence: the defendant unit, or the persons the unit-crime
 # provisions punish for it. Counted on the training corpus (../shared/data/cases.jsonl), among the records
@@ -37,7 +37,7 @@ class UnitScope:
     ranges: tuple[tuple[Key, Key], ...]
 
     def covers(self, key: Key) -> bool:
-        return key in self.singles or any(start <= key <= end for start, end in self.ranges)
+        return key in self.singles or in_ranges(key, self.ranges)
 
 
 def unit_scope(text: str) -> UnitScope | None:

@@ -110,16 +110,19 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
 def unit_provisions(defining: list[ArticleNode], graph: GraphStore) -> list[int]:
     """The unit-crime provisions (provisions.unit_scope) that refer to one of the ``defining`` articles and
     whose scope covers it: 150 for 140, 231 for 228."""
-    found = []
-    for pk, referrers in graph.referring(a.pk for a in defining).items():
-        target = next(a for a in defining if a.pk == pk)
+    by_pk = {a.pk: a for a in defining}
+    referring = graph.referring(by_pk)
+    graph.prefetch_articles(node.pk for nodes in referring.values() for node in nodes if not node.charges)
+    found = set()
+    for pk, referrers in referring.items():
+        target = by_pk[pk]
         for node in referrers:
             if node.charges or node.pk in found:
                 continue
             texts = graph.article_texts(node.pk)
             scope = provisions.unit_scope(texts[-1].text) if texts else None
             if scope is not None and scope.covers((target.number, target.sub)):
-                found.append(node.pk)
+                found.add(node.pk)
     return sorted(found)
 
 
