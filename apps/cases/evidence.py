@@ -102,6 +102,30 @@ def _term_of(term: Term | None) -> dict | None:
             "label": term_label(months, bool(term.life), bool(term.death))}
 
 
+def _term_basis(judgment: Judgment | None) -> dict:
+    """The judgment's term basis (worker.agents.models.sentencing.term_basis) as the evidence viewer shows it:
+    each statutory range in words, the amount against its standard, the circumstances with their sentences,
+    and how the term model's estimate and the precedents' median made the term. Empty when there is none."""
+    basis = judgment.term_basis if judgment is not None else {}
+    if not basis:
+        return {}
+    ranges = []
+    for r in basis.get("ranges") or []:
+        high = term_label(r["max_months"])
+        text = (_("%(low)s to %(high)s") % {"low": term_label(r["min_months"]), "high": high} if r["min_months"]
+                else _("up to %(high)s") % {"high": high})
+        if r.get("death"):
+            text = _("%(range)s, up to death") % {"range": text}
+        elif r.get("life"):
+            text = _("%(range)s, or life imprisonment") % {"range": text}
+        ranges.append({"key": r["key"], "label": r["label"], "anchor": f"art-{r['key']}", "text": text})
+    model, precedents = basis.get("model"), basis.get("precedents")
+    return {"ranges": ranges, "amount": basis.get("amount"), "circumstances": list(basis.get("circumstances") or []),
+            "model": _term_of(Term(**model)) if model else None,
+            "precedents": dict(precedents, share_pct=f"{round(100 * precedents['share'])} %") if precedents else None,
+            "term": _term_of(Term(**basis["term"])) if basis.get("term") else None}
+
+
 class _Lookup:
     """Labels for the primary keys a bundle refers to, fetched in a few queries."""
 
@@ -453,6 +477,7 @@ def evidence_context(stored: dict | None) -> dict:
                         "court_level": look.cases[pk].get_court_level_display() if pk in look.cases else ""}
                        for pk in verified_cases],
         "terms": _precedent_terms(verified_cases, look, term),
+        "term_basis": _term_basis(judgment),
         "severity": _severity(judgment.term if judgment else None, research.sentencing),
         "planner": _planner_steps(research.steps, look),
         "graph": graph,

@@ -47,6 +47,22 @@ def test_a_theft_case_is_judged_with_verified_cited_evidence(graph):
     assert bundle.to_dict()["judgment"]["status"] == "judged"
 
 
+def test_the_judgment_says_what_its_term_stands_on(graph):
+    """The term basis: the cited article's statutory range, the circumstances the facts show with the sentence
+    that shows each, and how the term was made (here, without a term model, the verified precedents' median)."""
+    from worker.agents.types import Bundle
+
+    bundle = run(graph, CaseInput(facts=THEFT, defendants=("张某",), offence_date=dt.date(2018, 3, 1)))
+    j = bundle.judgment
+    basis = j.term_basis
+    assert [r["key"] for r in basis["ranges"]] == ["264"] and basis["ranges"][0]["max_months"] == 120
+    shown = {c["label"]: c["quote"] for c in basis["circumstances"]}
+    assert shown["自首"] == "案发后张某主动投案，如实供述。" and "如实供述" in shown
+    assert basis["model"] is None and basis["precedents"]["share"] == 1.0
+    assert basis["term"] == {"months": j.term.months, "life": j.term.life, "death": j.term.death}
+    assert Bundle.from_dict(bundle.to_dict()).judgment.term_basis == basis
+
+
 def test_an_offence_before_the_amendment_is_judged_under_the_old_version(graph):
     bundle = run(graph, CaseInput(facts=THEFT, defendants=("张某",), offence_date=dt.date(2009, 6, 1)))
     theft = next(a for a in bundle.audit.articles if a.key == "264")

@@ -140,3 +140,28 @@ def test_the_term_is_pulled_towards_the_median_term_of_the_verified_precedents_o
     lifers = [case(5, "故意杀人罪", months=180), case(6, "故意杀人罪", life=True)]
     assert _with_precedents(Term(months=240), lifers, ["故意杀人罪"]).months == round(
         math.expm1((1 - PRECEDENT_TERM_SHARE) * math.log1p(240) + PRECEDENT_TERM_SHARE * math.log1p(240)))
+
+
+def test_the_term_basis_puts_the_amount_against_its_standard_and_the_model_beside_the_precedents():
+    from worker.agents.models.sentencing import circumstances_shown, term_basis
+    from worker.agents.stages.auditor.amounts import Standard
+
+    facts = ("被告人赵某窃取笔记本电脑一台，经鉴定价值4800元。案发后，被告人赵某主动到公安机关投案，如实供述了自己的罪行。"
+             "赵某曾因盗窃罪被判处有期徒刑，系累犯。")
+    article = ("264", "第二百六十四条", "盗窃公私财物，数额较大的，处三年以下有期徒刑、拘役或者管制，并处或者单处罚金；"
+               "数额特别巨大或者有其他特别严重情节的，处十年以上有期徒刑或者无期徒刑，并处罚金或者没收财产。")
+    standards = {"数额较大": Standard("数额较大", 1000, "a"), "数额巨大": Standard("数额巨大", 30000, "b")}
+    basis = term_basis(facts, [article], standards, model=Term(months=14), precedent_months=[24, 7, 10, 9],
+                       share=0.4, term=Term(months=11))
+    assert basis["ranges"] == [{"key": "264", "label": "第二百六十四条", "min_months": 0, "max_months": 180,
+                                "life": True, "death": False}]
+    assert basis["amount"] == {"text": "4800元", "yuan": 4800.0, "tier": "数额较大", "reached": True, "standard": "1000元"}
+    assert [c["label"] for c in basis["circumstances"]] == ["累犯", "前科", "自首", "如实供述"]
+    assert basis["circumstances"][0]["quote"] == "赵某曾因盗窃罪被判处有期徒刑，系累犯。"
+    assert basis["model"]["months"] == 14 and basis["precedents"] == {"n": 4, "median": 9.5, "share": 0.4}
+    # below the first standard; a model's life term is not pulled, so no precedents' share; no term, no basis
+    low = term_basis("窃取现金500元。", [article], standards, model=Term(life=True), precedent_months=[12], share=0.4,
+                     term=Term(life=True))
+    assert low["amount"]["reached"] is False and low["amount"]["tier"] == "数额较大" and low["precedents"] is None
+    assert low["circumstances"] == [] and circumstances_shown("") == []
+    assert term_basis(facts, [article], standards, model=None, precedent_months=[], share=0.4, term=None) == {}

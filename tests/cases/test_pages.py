@@ -184,6 +184,10 @@ def test_the_evidence_page_links_every_citation_to_its_evidence_item(personas, j
     assert page.count("<mark>") == len(spans)
     assert 'id="evidence-graph-data" type="application/json"' in page and "cytoscape.min.js" in page
     assert 'id="term-distribution"' in page and "R_chg" in page and 'id="costs"' in page
+    # what the term stands on: the cited article's range, the circumstances, how the term was made
+    basis = result.bundle["judgment"]["term_basis"]
+    assert 'id="term-basis"' in page and basis["ranges"] and all(f'href="#art-{r["key"]}"' in page for r in basis["ranges"])
+    assert "How the term was set" in page and all(c["label"] in page for c in basis["circumstances"])
     assert result.bundle["versions"]["pipeline"] in page
 
 

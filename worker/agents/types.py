@@ -176,6 +176,8 @@ class Judgment:
     evidence: list[Evidence] = field(default_factory=list)
     message: str = ""
     scores: dict[str, float] = field(default_factory=dict)
+    # What the term stands on (worker.agents.models.sentencing.term_basis); empty when the strategy gives none.
+    term_basis: dict = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -312,7 +314,8 @@ def judgment_from(data: dict) -> Judgment:
                     term=Term(**term) if term else None, reasoning=data.get("reasoning", ""),
                     citations=[int(n) for n in data.get("citations") or []],
                     evidence=[Evidence(**e) for e in data.get("evidence") or []],
-                    message=data.get("message", ""), scores=dict(data.get("scores") or {}))
+                    message=data.get("message", ""), scores=dict(data.get("scores") or {}),
+                    term_basis=dict(data.get("term_basis") or {}))
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from worker.agents.stages.auditor.amounts import TIERS, Standard, largest_amount
-from worker.agents.stages.features import drug_grams, extract_features
+from worker.agents.stages.auditor.amounts import TIERS, Standard, largest_amount, yuan_text
+from worker.agents.stages.features import drug_grams, extract_features, where
+from worker.agents.stages.focus import SENTENCE_RE
 from worker.agents.graph_types import Term
 from worker.agents.numerals import NUMERAL_CHARS, chinese_to_int
 
@@ -195,3 +197,60 @@ def sentencing_features(facts: str, *, charges: int, ranges: list[StatutoryRange
            "facts_length": float(len(facts))}
     row.update({f"has:{c}": float(c in found) for c in CIRCUMSTANCES})
     return row
+
+
+def circumstances_shown(facts: str) -> list[dict]:
+    """The sentencing circumstances (CIRCUMSTANCES) the lexicon finds in ``facts``, the ones the term model
+    reads, each with the sentence that shows it ("" for a label found by counting, such as 多次)."""
+    found = {label for _, label in extract_features(facts).labels()}
+    shown = []
+    for label in CIRCUMSTANCES:
+        if label in found:
+            span = where(facts, label)
+            shown.append({"label": label, "quote": _sentence_at(facts, span[0]) if span else ""})
+    return shown
+
+
+def _sentence_at(text: str, position: int) -> str:
+    for match in SENTENCE_RE.finditer(text):
+        if match.start() <= position < match.end():
+            return match.group().strip()
+    return ""
+
+
+def _term_row(term: Term) -> dict:
+    return {"months": int(term.months), "life": bool(term.life), "death": bool(term.death)}
+
+
+def term_basis(facts: str, articles: Sequence[tuple[str, str, str]], standards: Mapping[str, Standard], *,
+               model: Term | None, precedent_months: Sequence[float], share: float, term: Term | None) -> dict:
+    """What a judgment's term stands on, for the reviewer: the statutory range of each cited article that
+    defines a charge (``articles`` as (key, label, text)), the largest sum the facts state against the amount
+    standards of those articles, the sentencing circumstances the facts show, the term model's estimate, and
+    the verified precedents' median term with the weight it had (``share``; 1 when no model estimated). Empty
+    when there is no term."""
+    if term is None:
+        return {}
+    ranges = []
+    for key, label, text in articles:
+        found = statutory_range(text)
+        if found is not None:
+            ranges.append({"key": key, "label": label, "min_months": found.min_months, "max_months": found.max_months,
+                           "life": found.life, "death": found.death})
+    amount = largest_amount(facts)
+    amount_row = None
+    if amount is not None and standards:
+        reached = [tier for tier in TIERS if tier in standards and amount.yuan >= standards[tier].yuan]
+        first = min(standards.values(), key=lambda s: s.yuan)
+        tier = reached[-1] if reached else first.tier
+        amount_row = {"text": amount.text, "yuan": amount.yuan, "tier": tier, "reached": bool(reached),
+                      "standard": yuan_text(standards[tier].yuan)}
+    basis: dict = {"ranges": ranges, "amount": amount_row, "circumstances": circumstances_shown(facts),
+                   "model": _term_row(model) if model is not None else None, "precedents": None, "term": _term_row(term)}
+    months = sorted(precedent_months)
+    pulled = model is None or not (model.life or model.death)
+    if months and pulled:
+        median = (months[(len(months) - 1) // 2] + months[len(months) // 2]) / 2
+        basis["precedents"] = {"n": len(months), "median": int(median) if median == int(median) else median,
+                               "share": share if model is not None else 1.0}
+    return basis

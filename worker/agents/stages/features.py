@@ -270,6 +270,19 @@ class CaseFeatures:
         return {d: list(getattr(self, d)) for d in DIMENSIONS}
 
 
+def where(text: str, label: str, *, lexicon: FeatureLexicon | None = None) -> tuple[int, int] | None:
+    """Where ``text`` shows the feature ``label``: the span of the first match of its lexicon pattern (or of
+    its injury pattern). None when no pattern of that label matches, and for the labels counted or bucketed
+    rather than matched (amounts, drug weights, "多次" by its count)."""
+    for _dimension, name, pattern in (lexicon or FeatureLexicon.default()).compiled():
+        if name == label and (match := pattern.search(text)):
+            return match.span()
+    for name, pattern in _INJURIES:
+        if name == label and (match := re.search(pattern, text)):
+            return match.span()
+    return None
+
+
 def extract_features(text: str, *, lexicon: FeatureLexicon | None = None) -> CaseFeatures:
     """Abstract four-dimension features of a fact text (deterministic, no LLM)."""
     lexicon = lexicon or FeatureLexicon.default()

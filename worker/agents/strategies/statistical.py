@@ -39,7 +39,7 @@ import numpy as np
 from worker.agents import reasons
 from worker.agents.charge_names import is_subsequence, statute_charges_of
 from worker.agents.graph_types import ChecklistEntry, Term
-from worker.agents.models.sentencing import sentencing_features, statutory_range, term_inputs
+from worker.agents.models.sentencing import sentencing_features, statutory_range, term_basis, term_inputs
 from worker.agents.models.textmodel import sigmoid
 from worker.agents.models.verifier import FactsView
 from worker.agents.ports import GraphStore
@@ -364,12 +364,16 @@ class StatisticalStrategy(Strategy):
                    for label in matching))]  # precedents, a punishment article such as 383 for 382
         labels = [self._label_of(c, view["charges"]) for c in charges]
         precedents = graph.cases(audit.verified_cases)
-        term = self._term(focus, labels, [a for a in cited if a.charges])
-        term = _with_precedents(term, precedents, charges) if term is not None else _precedent_term(precedents, charges)
+        ranged = [a for a in cited if a.charges]
+        estimate = self._term(focus, labels, ranged)
+        term = _with_precedents(estimate, precedents, charges) if estimate is not None else _precedent_term(precedents, charges)
+        basis = term_basis(focus, [(a.key, a.label, a.text) for a in ranged], self._standards(ranged), model=estimate,
+                           precedent_months=_precedent_months(precedents, charges), share=PRECEDENT_TERM_SHARE, term=term)
         reasoning = _reasoning(cited, charges, term, evidence)
         return Judgment(status=Status.JUDGED, charges=charges, article_keys=[a.key for a in cited],
                         article_pks=[a.article_pk for a in cited], term=term, reasoning=reasoning, evidence=evidence,
-                        scores={self._charge_of(a, view["charges"]): round(a.score, 6) for a in reversed(defining)})
+                        scores={self._charge_of(a, view["charges"]): round(a.score, 6) for a in reversed(defining)},
+                        term_basis=basis)
 
     def _charge_of(self, a: ArticleAudit, ranking: Ranking) -> str:
         """The charge of a verified article: the one whose labels the charge classifier finds most likely."""
@@ -396,13 +400,16 @@ class StatisticalStrategy(Strategy):
             tokens = term_inputs(tokens, labels, [label for _, label in extract_features(focus).labels()])
         context = None
         if articles:
-            found = lowest_standards(self.elements.standards.get(a.article_pk, {}) for a in articles)
             context = sentencing_features(focus, charges=len(labels), ranges=[statutory_range(a.text) for a in articles],
-                                          standards=found)
+                                          standards=self._standards(articles))
         t = self.term_model.predict(tokens, context) if context is not None else self.term_model.predict(tokens)
         if isinstance(t, dict):  # worker.agents.models.textmodel.TermModel
             t = Term(months=int(t["months"]), life=bool(t["life"]), death=bool(t["death"]))
         return t
+
+    def _standards(self, articles: Sequence[ArticleAudit]):
+        """The amount standards of these articles' interpretations, the lowest per tier."""
+        return lowest_standards(self.elements.standards.get(a.article_pk, {}) for a in articles)
 
     def classify(self, focus: str) -> Judgment:
         """The classifier_only baseline: the trained models alone (labels with p >= 0.5, and the best always)."""
@@ -456,13 +463,18 @@ def _with_precedents(term: Term, cases, charges: list[str]) -> Term:
     """The term model's fixed term pulled towards the median term of the verified precedents convicted of a
     chosen charge (life counted as 300 months, death as 360): a geometric mean, the precedents weighing
     PRECEDENT_TERM_SHARE. Life, death, or no such precedent: the model's term stands."""
-    months = sorted(360 if c.term.death else 300 if c.term.life else c.term.months for c in cases
-                    if c is not None and c.term is not None and set(c.charges) & set(charges))
+    months = _precedent_months(cases, charges)
     if term.life or term.death or not months:
         return term
     median = (months[(len(months) - 1) // 2] + months[len(months) // 2]) / 2
     blended = math.expm1((1 - PRECEDENT_TERM_SHARE) * math.log1p(term.months) + PRECEDENT_TERM_SHARE * math.log1p(median))
     return Term(months=int(round(blended)))
+
+
+def _precedent_months(cases, charges: list[str]) -> list[int]:
+    """The terms of the verified precedents convicted of a chosen charge, in months (life 300, death 360), sorted."""
+    return sorted(360 if c.term.death else 300 if c.term.life else c.term.months for c in cases
+                  if c is not None and c.term is not None and set(c.charges) & set(charges))
 
 
 def _precedent_term(cases, charges: list[str]) -> Term | None:
