@@ -241,8 +241,9 @@ def whatif_preload() -> None:
         connection.close()
 
 
-def judgment_whatif(*, bundle: dict, overrides, strategy: str) -> Bundle:
-    """Only the Adjudicator again on a stored bundle with a reviewer's overrides (worker.agents.tools.whatif);
+def judgment_whatif(*, bundle: Bundle | dict, overrides, strategy: str) -> Bundle:
+    """Only the Adjudicator again on a stored bundle (as stored, or read with Bundle.from_dict: the
+    Adjudicator may change that one) with a reviewer's overrides (worker.agents.tools.whatif);
     nothing is retrieved or verified again. Raises OverrideInvalid for an override that does not apply.
     The statistical strategy is the process's shared one; an LLM strategy is built for each what-if (it
     carries a per-case budget): strategy_build decides."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from apps.cases.models import RESULT_STATUS_LABELS, DefendantResult, JudgmentRun
@@ -66,6 +67,19 @@ def review_run_get_for(*, user, run_pk: int) -> JudgmentRun:
                              .select_related("case", "case__team", "requested_by"), pk=run_pk)
 
 
+def review_results(review: Review) -> list[DefendantResult]:
+    """Every defendant's result of the review's run, by position."""
+    return list(review.run.results.order_by("position"))
+
+
+def result_at(results: list[DefendantResult], position: int | None) -> DefendantResult:
+    """The result at ``position`` among ``results`` (review_results); 404 when there is none."""
+    found = next((r for r in results if r.position == position), None)
+    if found is None:
+        raise Http404("No DefendantResult matches the given query.")
+    return found
+
+
 def review_items_by_result(review: Review) -> dict[int, dict[tuple[str, str], ReviewItem]]:
     out: dict[int, dict[tuple[str, str], ReviewItem]] = {}
     for item in ReviewItem.objects.filter(review=review, version=review.version).select_related("actor"):
@@ -73,21 +87,23 @@ def review_items_by_result(review: Review) -> dict[int, dict[tuple[str, str], Re
     return out
 
 
-def review_progress(review: Review, results, *, items: dict | None = None) -> dict:
+def review_progress(review: Review, results, *, items: dict | None = None, bundles: dict | None = None) -> dict:
     """How many reviewable items (evidence items and checklist verdicts) have been accepted or overridden.
-    ``items``: ``review_items_by_result(review)`` when the caller has read it already."""
+    ``items``: ``review_items_by_result(review)`` when the caller has read it already; ``bundles``: result
+    id → its bundle read already (Bundle.from_dict), for every one of ``results``."""
     decided = review_items_by_result(review) if items is None else items
     total = done = 0
     for r in results:
-        refs = reviewable_refs(r.bundle or {})
+        refs = reviewable_refs(bundles[r.pk] if bundles is not None else r.bundle or {})
         total += len(refs)
         done += sum(1 for ref in refs if ref in decided.get(r.pk, {}))
     return {"total": total, "done": done}
 
 
-def reviewable_refs(stored: dict) -> list[tuple[str, str]]:
-    """The evidence items and checklist verdicts a reviewer can accept or override, in page order."""
-    bundle = Bundle.from_dict(stored)
+def reviewable_refs(stored: Bundle | dict) -> list[tuple[str, str]]:
+    """The evidence items and checklist verdicts a reviewer can accept or override, in page order.
+    ``stored``: the bundle as stored, or read already (Bundle.from_dict)."""
+    bundle = Bundle.of(stored)
     refs: list[tuple[str, str]] = []
     for e in bundle.judgment.evidence if bundle.judgment else []:
         if e.kind in ("article", "precedent", "interpretation"):

@@ -11,7 +11,8 @@ from apps.cases.evidence import evidence_view, outcome_view
 from apps.review.models import Review, ReviewItem, WhatIf
 from apps.review.selectors import review_items_by_result, review_progress
 from apps.review.services.holds import hold_active
-from apps.review.services.reviews import approval_current, review_coverage
+from apps.review.services.reviews import ItemChange, approval_current, review_coverage
+from worker.agents.types import Bundle
 
 # What an override sets, in words, per target and value.
 VALUE_LABELS = {
@@ -94,18 +95,26 @@ def _rv(review: Review, user, result) -> dict:
             "item_set_url": reverse("review:item_set", args=[review.run_id])}
 
 
-def _review_parts(*, review: Review, user, position: int) -> dict:
+def _review_parts(*, review: Review, user, position: int, results: list | None = None,
+                  change: ItemChange | None = None) -> dict:
     """What the page and the htmx answers of its item actions share: the defendants, the shown one's
     evidence (the cached view-model, evidence_view) with a control per item, the what-if beside the
     run's outcome, the progress and the coverage. No evidence view-model is built for the what-if: its
-    outcome comes from its bundle alone (outcome_view)."""
+    outcome comes from its bundle alone (outcome_view). ``results``: the run's results by position
+    (review_results) when the caller has read them; ``change``: the item action just made on the shown
+    defendant, whose what-if, when it computed one, is shown as it is (not read back). Each result's
+    bundle is read (Bundle.from_dict) once, for the progress and the coverage."""
     run = review.run
-    results = list(run.results.order_by("position"))
+    results = list(run.results.order_by("position")) if results is None else results
     result = next((r for r in results if r.position == position), results[0] if results else None)
     by_result = review_items_by_result(review)
     items = by_result.get(result.pk, {}) if result else {}
     ev = annotate(evidence_view(result.bundle), items) if result else {}
-    whatif = WhatIf.objects.filter(review=review, version=review.version, result=result).first() if result else None
+    if change is not None and change.whatif_computed and result is not None and change.item.result_id == result.pk:
+        whatif = change.whatif
+    else:
+        whatif = WhatIf.objects.filter(review=review, version=review.version, result=result).first() if result else None
+    bundles = {r.pk: Bundle.from_dict(r.bundle or {}) for r in results}
     overrides = [i for i in items.values() if i.action == ReviewItem.Action.OVERRIDE]
     return {
         "run": run, "review": review, "results": results, "result": result,
@@ -113,8 +122,9 @@ def _review_parts(*, review: Review, user, position: int) -> dict:
         "changed": outcome_view(whatif.bundle) if whatif and whatif.bundle else None,
         "overrides": [{"item": i, "what": describe(ev, i.target, i.ref), "value_label": value_label(i.target, i.value)}
                       for i in overrides],
-        "progress": review_progress(review, results, items=by_result),
-        "coverage": review_coverage(review, user, results, items=[i for r in by_result.values() for i in r.values()]),
+        "progress": review_progress(review, results, items=by_result, bundles=bundles),
+        "coverage": review_coverage(review, user, results, items=[i for r in by_result.values() for i in r.values()],
+                                    bundles=bundles),
         "rv": _rv(review, user, result),
     }
 
@@ -131,10 +141,11 @@ def review_page_context(*, review: Review, user, position: int) -> dict:
     }
 
 
-def review_item_context(*, review: Review, user, position: int, target: str, ref: str) -> dict:
+def review_item_context(*, review: Review, user, position: int, target: str, ref: str, results: list | None = None,
+                        change: ItemChange | None = None) -> dict:
     """The htmx answer to an accept, override or undo: the item's controls, the what-if, the coverage
-    (templates/review/_item_response.html), not the page."""
-    context = _review_parts(review=review, user=user, position=position)
+    (templates/review/_item_response.html), not the page. ``results``, ``change``: see _review_parts."""
+    context = _review_parts(review=review, user=user, position=position, results=results, change=change)
     context["controls"] = controls_for(context["ev"], target, ref)
     return context
 

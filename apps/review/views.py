@@ -23,7 +23,14 @@ from apps.cases.selectors import case_get_for
 from apps.core.params import int_param
 from apps.review import memo
 from apps.review.models import Review, ReviewItem
-from apps.review.selectors import QUEUE_STATUSES, queue_counts, queue_runs, review_run_get_for
+from apps.review.selectors import (
+    QUEUE_STATUSES,
+    queue_counts,
+    queue_runs,
+    result_at,
+    review_results,
+    review_run_get_for,
+)
 from apps.review.services.holds import legal_hold_release, legal_hold_set
 from apps.review.services.memos import NoRenderer
 from apps.review.services.memos import memo_export as memo_export_service
@@ -36,7 +43,7 @@ from apps.review.services.reviews import (
     review_assign,
     review_for_run,
     review_accept_rest,
-    review_item_set,
+    review_item_change,
     review_item_undo,
     review_open,
 )
@@ -125,17 +132,20 @@ def opened(request, pk: int):
     return render(request, "review/_coverage.html", coverage_context(review=review, user=request.user, result=result))
 
 
-def _item_answer(request, review, position: int, target: str, ref: str, anchor: str, *, fresh=None):
+def _item_answer(request, review, position: int, target: str, ref: str, anchor: str, *, fresh=None, results=None,
+                 change=None):
     """After an item action: the htmx fragments of the page (controls, what-if, coverage, messages)
     without a reload, or the page itself again for a plain form post. Only what the action can have
     changed is read again: the review's row (its version and status; ``fresh``: as the action read it
-    under its lock), its items and what-if."""
+    under its lock), its items and what-if (not when ``change`` holds the what-if it computed).
+    ``results``: the run's results as the view read them."""
     if not request.htmx:
         return _back(review.run_id, position, anchor)
     run = review.run
     review = fresh or Review.objects.get(pk=review.pk)
     review.run = run
-    context = review_item_context(review=review, user=request.user, position=position, target=target, ref=ref)
+    context = review_item_context(review=review, user=request.user, position=position, target=target, ref=ref,
+                                  results=results, change=change)
     return render(request, "review/_item_response.html", context)
 
 
@@ -152,21 +162,21 @@ def _version(request) -> int | None:
 @role_required(Role.REVIEWER)
 def item_set(request, pk: int):
     review = _review_of(request, pk)
-    position = request.POST.get("position", "")
-    result = get_object_or_404(review.run.results, position=int_param(position, -1))
+    results = review_results(review)  # read once: the action's result, and every defendant for the answer
+    result = result_at(results, int_param(request.POST.get("position", ""), -1))
     value = {"1": True, "0": False}.get(request.POST.get("value", ""))
-    fresh = None
+    change = None
     try:
-        item = review_item_set(review=review, result=result, target=request.POST.get("target", ""),
-                               ref=request.POST.get("ref", ""), action=request.POST.get("action", ""), value=value,
-                               reason=request.POST.get("reason", ""), user=request.user, version=_version(request))
-        fresh = item.review
+        change = review_item_change(review=review, result=result, target=request.POST.get("target", ""),
+                                    ref=request.POST.get("ref", ""), action=request.POST.get("action", ""), value=value,
+                                    reason=request.POST.get("reason", ""), user=request.user, version=_version(request))
     except ValidationError as exc:
         _errors(request, exc)
     except ReviewConflict as exc:
         messages.error(request, str(exc))
     return _item_answer(request, review, result.position, request.POST.get("target", ""), request.POST.get("ref", ""),
-                        request.POST.get("anchor", ""), fresh=fresh)
+                        request.POST.get("anchor", ""), fresh=change.item.review if change else None,
+                        results=results, change=change)
 
 
 @require_POST

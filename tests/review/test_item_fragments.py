@@ -153,3 +153,73 @@ def test_the_review_page_loads_its_rejected_articles_as_a_part_with_their_contro
     outsider = user_create(username="reviewer_b", password=PASSWORD, roles=[Role.REVIEWER], teams=[personas.team_b])
     assert personas.client(outsider).get(url, {"part": "rejected"}).status_code == 404
     assert personas.client(personas.staff_a).get(url, {"part": "rejected"}).status_code == 403
+
+
+DATES = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")
+
+
+def test_an_item_answer_is_the_fragment_a_fresh_read_gives(judged_run, personas):
+    """The htmx answer is built from the results the view read and the what-if the action just wrote
+    (review_item_change), not read back: the same fragment as when both are read back (each action is
+    posted twice, the state of both posts being the same), for either defendant."""
+    from apps.review import views
+
+    client = personas.client(personas.reviewer, HTTP_ACCEPT_LANGUAGE="en")
+    url = reverse("review:item_set", args=[judged_run.pk])
+    real = views.review_item_context
+    read_back = []
+
+    def fresh(**kwargs):
+        read_back.append((kwargs.pop("results"), kwargs.pop("change")))
+        return real(**kwargs)
+
+    steps = [("override", {"value": "0", "reason": "not shown"}), ("override", {"value": "1", "reason": "shown"}),
+             ("accept", {})]
+    for result in judged_run.results.order_by("position"):
+        article = next(a for a in result.bundle["audit"]["articles"] if a["passed"] and a["items"])
+        data = {"target": "item", "ref": f"{article['article_pk']}:{article['items'][0]['item_pk']}",
+                "position": result.position, "version": 1, "anchor": "x"}
+        for action, fields in steps:
+            answer = client.post(url, {**data, "action": action, **fields}, HTTP_HX_REQUEST="true").content.decode()
+            with mock.patch.object(views, "review_item_context", side_effect=fresh):
+                again = client.post(url, {**data, "action": action, **fields}, HTTP_HX_REQUEST="true").content.decode()
+            assert read_back[-1][0] is not None and read_back[-1][1] is not None
+            assert ("No override yet" in answer) == (action == "accept")
+            assert DATES.sub("", CSRF.sub("", answer)) == DATES.sub("", CSRF.sub("", again)), (result.position, action)
+
+
+def test_an_item_change_returns_the_what_if_it_stored(judged_run, personas):
+    from apps.review.services.reviews import review_item_change
+
+    review = review_for_run(judged_run)
+    result, article, item = first_item(judged_run)
+    ref = f"{article['article_pk']}:{item['item_pk']}"
+    other = f"{article['article_pk']}:{article['items'][-1]['item_pk']}"
+    common = {"review": review, "result": result, "target": "item", "user": personas.reviewer}
+
+    change = review_item_change(**common, ref=ref, action="override", value=False, reason="not shown")
+    stored = WhatIf.objects.get(review=review, result=result)
+    assert change.whatif_computed and change.item == ReviewItem.objects.get(ref=ref)
+    assert (change.whatif.pk, change.whatif.overrides_sha256, change.whatif.error) == \
+        (stored.pk, stored.overrides_sha256, stored.error)
+    assert change.whatif.bundle == stored.bundle, "the what-if as written is the one read back"
+    # An accept of an item never overridden leaves the what-if alone (and says so).
+    if other != ref:
+        change = review_item_change(**common, ref=other, action="accept")
+        assert not change.whatif_computed and change.whatif is None and WhatIf.objects.filter(pk=stored.pk).exists()
+    # Accepting the overridden item removes the what-if: computed, and none.
+    change = review_item_change(**common, ref=ref, action="accept")
+    assert change.whatif_computed and change.whatif is None and not WhatIf.objects.exists()
+
+
+def test_an_override_reads_each_stored_bundle_once(judged_run, personas):
+    """One Bundle.from_dict of the result for the check of the reference and the what-if, one per
+    defendant for the answer's progress and coverage, one of the what-if for its outcome."""
+    from worker.agents.types import Bundle
+
+    client = personas.client(personas.reviewer, HTTP_ACCEPT_LANGUAGE="en")
+    client.get(reverse("review:review_detail", args=[judged_run.pk]))
+    n = judged_run.results.count()
+    with mock.patch.object(Bundle, "from_dict", wraps=Bundle.from_dict) as read:
+        assert _post(client, judged_run, "override", htmx=True, value="0", reason="not shown").status_code == 200
+    assert read.call_count == 1 + n + 1

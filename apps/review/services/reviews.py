@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -105,10 +106,29 @@ def _item_view(item: ReviewItem | None) -> dict | None:
     return {"target": item.target, "ref": item.ref, "action": item.action, "value": item.value, "reason": item.reason}
 
 
+@dataclass
+class ItemChange:
+    """What ``review_item_change`` did: the item as written and, when the action ran the what-if again
+    (``whatif_computed``), the what-if it stored (None: it was removed). The htmx answer shows these
+    without reading them back."""
+
+    item: ReviewItem
+    whatif: WhatIf | None = None
+    whatif_computed: bool = False
+
+
 def review_item_set(*, review: Review, result: DefendantResult, target: str, ref: str, action: str,
                     value: bool | None = None, reason: str = "", user, version: int | None = None) -> ReviewItem:
     """Accept an evidence item or checklist verdict, or override it with a required reason.
     An override (or its change) runs the Adjudicator again on the changed evidence (the what-if)."""
+    return review_item_change(review=review, result=result, target=target, ref=ref, action=action, value=value,
+                              reason=reason, user=user, version=version).item
+
+
+def review_item_change(*, review: Review, result: DefendantResult, target: str, ref: str, action: str,
+                       value: bool | None = None, reason: str = "", user, version: int | None = None) -> ItemChange:
+    """``review_item_set``, returning the what-if it computed along with the item (``ItemChange``).
+    The result's stored bundle is read (Bundle.from_dict) once, for the check of ``ref`` and the what-if."""
     _require_reviewer(user)
     _four_eyes(review, user, what=f"{action} {target}")
     if target not in ReviewItem.Target.values:
@@ -123,7 +143,9 @@ def review_item_set(*, review: Review, result: DefendantResult, target: str, ref
             raise ValidationError({"value": _("Say what the override sets.")})
     else:
         reason, value = (reason or "").strip()[:REASON_MAX], None
-    _check_ref(result, target, ref)
+    stored = Bundle.from_dict(result.bundle or {})
+    _check_ref(stored, target, ref)
+    whatif, computed = None, False
     with transaction.atomic():
         locked = _locked(review)
         _pending(locked, version)
@@ -139,12 +161,12 @@ def review_item_set(*, review: Review, result: DefendantResult, target: str, ref
             item.save(update_fields=["action", "value", "reason", "actor", "at"])
             item.review = locked  # as created: the item's review is the row read under its lock
         if action == ReviewItem.Action.OVERRIDE or (before and before["action"] == ReviewItem.Action.OVERRIDE):
-            whatif_compute(review=locked, result=result)
+            whatif, computed = whatif_compute(review=locked, result=result, stored=stored), True
         # Last: from the append to the commit every other audited write waits on the trail's lock (the
         # what-if above runs before it, not while other reviewers wait).
         audit_append(action=f"review.{action}", obj=locked, actor=user, before=before,
                      after={**_item_view(item), "result": result.position, "version": locked.version}, reason=reason)
-    return item
+    return ItemChange(item=item, whatif=whatif, whatif_computed=computed)
 
 
 def review_item_undo(*, review: Review, item: ReviewItem, user, version: int | None = None) -> None:
@@ -163,9 +185,8 @@ def review_item_undo(*, review: Review, item: ReviewItem, user, version: int | N
                      after={"result": result.position, "version": locked.version})
 
 
-def _check_ref(result: DefendantResult, target: str, ref: str) -> None:
-    """The reference must name something in this result's evidence bundle."""
-    bundle = Bundle.from_dict(result.bundle or {})
+def _check_ref(bundle: Bundle, target: str, ref: str) -> None:
+    """The reference must name something in this result's evidence bundle (read only)."""
     articles = bundle.audit.articles if bundle.audit else []
     known: set[str]
     if target == ReviewItem.Target.ITEM:
@@ -189,8 +210,10 @@ def _overrides(review: Review, result: DefendantResult):
     return [Override(i.target, i.ref, bool(i.value), i.reason) for i in items]
 
 
-def whatif_compute(*, review: Review, result: DefendantResult) -> WhatIf | None:
-    """Run only the Adjudicator again with the version's overrides; no overrides → no what-if."""
+def whatif_compute(*, review: Review, result: DefendantResult, stored: Bundle | None = None) -> WhatIf | None:
+    """Run only the Adjudicator again with the version's overrides; no overrides → no what-if.
+    ``stored``: the result's bundle when the caller has read it already (Bundle.from_dict(result.bundle));
+    it is handed to the Adjudicator, which may change it: the caller does not use it afterwards."""
     from apps.judging.services import judgment_whatif
     from worker.agents.tools.whatif import OverrideInvalid
 
@@ -202,7 +225,8 @@ def whatif_compute(*, review: Review, result: DefendantResult) -> WhatIf | None:
                             .encode()).hexdigest()
     bundle, error = None, ""
     try:
-        bundle = judgment_whatif(bundle=result.bundle or {}, overrides=overrides, strategy=review.run.strategy).to_dict()
+        bundle = judgment_whatif(bundle=stored if stored is not None else result.bundle or {}, overrides=overrides,
+                                 strategy=review.run.strategy).to_dict()
     except OverrideInvalid as exc:
         raise ValidationError(str(exc)) from exc
     except Exception as exc:  # the model may be unavailable: the what-if says so, nothing is invented
@@ -220,9 +244,10 @@ def whatif_compute(*, review: Review, result: DefendantResult) -> WhatIf | None:
 # --- coverage: what a reviewer must have looked at before approving ----------------------------
 
 
-def verified_articles(stored: dict | None) -> list[ArticleAudit]:
-    """The articles the run verified for one defendant (what an approval must have decided)."""
-    audit = Bundle.from_dict(stored or {}).audit
+def verified_articles(stored: Bundle | dict | None) -> list[ArticleAudit]:
+    """The articles the run verified for one defendant (what an approval must have decided); ``stored``:
+    the bundle as stored, or read already (Bundle.from_dict)."""
+    audit = Bundle.of(stored or {}).audit
     return audit.verified if audit else []
 
 
@@ -240,11 +265,12 @@ def review_open(*, review: Review, result: DefendantResult, user) -> None:
                          after={"result": result.pk, "defendant_position": result.position, "version": review.version})
 
 
-def review_coverage(review: Review, user, results=None, *, items=None) -> dict:
+def review_coverage(review: Review, user, results=None, *, items=None, bundles: dict | None = None) -> dict:
     """Per defendant: opened by ``user`` in this version, and the run's verified articles decided
     (accepted or overridden by any reviewer, individually, through one of their checklist items,
     or by "accept the rest"). ``complete`` is what an approval needs. ``items``: the ReviewItems of the
-    review's current version when the caller has read them already."""
+    review's current version when the caller has read them already; ``bundles``: result id → its bundle
+    read already (Bundle.from_dict), for every one of ``results``."""
     results = list(results if results is not None else review.run.results.order_by("position"))
     opened = set(ReviewOpening.objects.filter(review=review, version=review.version, reviewer=user)
                  .values_list("result_id", flat=True))
@@ -263,7 +289,7 @@ def review_coverage(review: Review, user, results=None, *, items=None) -> dict:
             decided.setdefault(result_id, set()).add(ref.partition(":")[0])
     rows = []
     for r in results:
-        articles = verified_articles(r.bundle)
+        articles = verified_articles(bundles[r.pk] if bundles is not None else r.bundle)
         undecided = [a for a in articles if str(a.article_pk) not in decided.get(r.pk, set())]
         rows.append({"result": r, "position": r.position, "defendant": r.defendant, "opened": r.pk in opened,
                      "articles": len(articles), "decided": len(articles) - len(undecided),
