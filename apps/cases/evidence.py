@@ -120,7 +120,8 @@ def _term_basis(judgment: Judgment | None) -> dict:
             text = _("%(range)s, or life imprisonment") % {"range": text}
         ranges.append({"key": r["key"], "label": r["label"], "anchor": f"art-{r['key']}", "text": text})
     model, precedents = basis.get("model"), basis.get("precedents")
-    return {"ranges": ranges, "amount": basis.get("amount"), "circumstances": list(basis.get("circumstances") or []),
+    return {"source": basis.get("source", "statistical"), "ranges": ranges, "amount": basis.get("amount"),
+            "circumstances": list(basis.get("circumstances") or []),
             "model": _term_of(Term(**model)) if model else None,
             "precedents": dict(precedents, share_pct=f"{round(100 * precedents['share'])} %") if precedents else None,
             "term": _term_of(Term(**basis["term"])) if basis.get("term") else None}

@@ -71,6 +71,10 @@ def test_a_scripted_model_produces_a_verified_judgment():
     assert len(bundle.llm_records) == 5 and bundle.versions["strategy"] == "llm/1"
     # The reply names the opening words of the supporting sentence; the verdict shows the whole sentence.
     assert all(i.span_text == FACTS and i.span == (0, len(FACTS)) for i in bundle.audit.articles[0].items)
+    # what its term stands on: the cited article's range; the language model set it, no precedents' median
+    basis = bundle.judgment.term_basis
+    assert basis["source"] == "llm" and [r["key"] for r in basis["ranges"]] == bundle.judgment.article_keys
+    assert basis["model"] is None and basis["precedents"] is None and basis["term"]["months"] == bundle.judgment.term.months
 
 
 def test_per_item_checklist_mode_makes_one_call_per_item():

@@ -263,3 +263,21 @@ def test_a_failed_run_shows_its_message(personas):
     page = personas.client(personas.staff_a).get(f"/cases/runs/{run.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert 'id="run-message"' in page and "ImproperlyConfigured: no LLM is configured" in page
     assert 'id="retry-run"' in page and 'id="cancel-run"' not in page
+
+
+@pytest.mark.parametrize("lang, said", [("en", "The language model proposed 10 months"), ("zh-hans", "语言模型依据案件事实")])
+def test_the_term_basis_of_a_language_model_says_the_model_proposed_the_term(lang, said):
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from apps.cases.evidence import _term_basis
+    from worker.agents.graph_types import Term
+    from worker.agents.models.sentencing import term_basis
+    from worker.agents.types import Judgment, Status
+
+    basis = term_basis("被告人张某窃取现金五千元。案发后张某主动投案。", [("264", "第二百六十四条", "处三年以下有期徒刑")], {},
+                       model=None, precedent_months=(), share=0.0, term=Term(months=10), source="llm")
+    with translation.override(lang):
+        html = render_to_string("cases/_term_basis.html",
+                                {"b": _term_basis(Judgment(status=Status.JUDGED, term=Term(months=10), term_basis=basis))})
+    assert said in html and "自首" in html and 'href="#art-264"' in html

@@ -223,12 +223,14 @@ def _term_row(term: Term) -> dict:
 
 
 def term_basis(facts: str, articles: Sequence[tuple[str, str, str]], standards: Mapping[str, Standard], *,
-               model: Term | None, precedent_months: Sequence[float], share: float, term: Term | None) -> dict:
+               model: Term | None, precedent_months: Sequence[float], share: float, term: Term | None,
+               source: str = "statistical") -> dict:
     """What a judgment's term stands on, for the reviewer: the statutory range of each cited article that
     defines a charge (``articles`` as (key, label, text)), the largest sum the facts state against the amount
     standards of those articles, the sentencing circumstances the facts show, the term model's estimate, and
-    the verified precedents' median term with the weight it had (``share``; 1 when no model estimated). Empty
-    when there is no term."""
+    the verified precedents' median term with the weight it had (``share``; 1 when no model estimated).
+    ``source``: who set the term ("statistical": the term model and the precedents; "llm": the language model,
+    no precedents' median). Empty when there is no term."""
     if term is None:
         return {}
     ranges = []
@@ -245,7 +247,7 @@ def term_basis(facts: str, articles: Sequence[tuple[str, str, str]], standards: 
         tier = reached[-1] if reached else first.tier
         amount_row = {"text": amount.text, "yuan": amount.yuan, "tier": tier, "reached": bool(reached),
                       "standard": yuan_text(standards[tier].yuan)}
-    basis: dict = {"ranges": ranges, "amount": amount_row, "circumstances": circumstances_shown(facts),
+    basis: dict = {"source": source, "ranges": ranges, "amount": amount_row, "circumstances": circumstances_shown(facts),
                    "model": _term_row(model) if model is not None else None, "precedents": None, "term": _term_row(term)}
     months = sorted(precedent_months)
     pulled = model is None or not (model.life or model.death)

@@ -15,6 +15,7 @@ from worker.agents import reasons
 from worker.agents.graph_types import DIMENSIONS, ChecklistEntry, Term
 from worker.agents.llm import BudgetExceeded, LLMError, ModelOutputInvalid, ModelRequestRejected, ModelUnavailable
 from worker.agents.llm.jsonparse import JSONParseError, parse_json_strict
+from worker.agents.models.sentencing import term_basis
 from worker.agents.pipeline import StageFailure
 from worker.agents.ports import GraphStore
 from worker.agents.prompts import PROMPT_VERSION, build_prompt, extract_citations
@@ -418,8 +419,10 @@ class LLMStrategy(Strategy):
                             message=f"malformed citations {malformed}")
         by_key = {a.key: a for a in verified}
         keys = list(dict.fromkeys(value["articles"]))
-        term = value["term"]
+        term = Term(months=int(value["term"]["months"]), life=bool(value["term"]["life"]), death=bool(value["term"]["death"]))
+        ranged = [by_key[k] for k in keys if k in by_key and by_key[k].charges]
+        basis = term_basis(focus, [(a.key, a.label, a.text) for a in ranged], {}, model=None, precedent_months=(),
+                           share=0.0, term=term, source="llm")
         return Judgment(status=Status.JUDGED, charges=list(dict.fromkeys(value["charges"])), article_keys=keys,
-                        article_pks=[by_key[k].article_pk for k in keys if k in by_key],
-                        term=Term(months=int(term["months"]), life=bool(term["life"]), death=bool(term["death"])),
-                        reasoning=value["reasoning"], evidence=evidence)
+                        article_pks=[by_key[k].article_pk for k in keys if k in by_key], term=term,
+                        reasoning=value["reasoning"], evidence=evidence, term_basis=basis)
