@@ -37,7 +37,9 @@ def _cases(run: int):
     return EvaluationCase.objects.filter(run_id=run).order_by("position")
 
 
-def union(run: int) -> None:
+def union(run: int) -> Counter:
+    """Over the judgments of records with several defendants: right as judged, right with every co-defendant's
+    charges ("shared right"), and the judgments that gains and loses."""
     from apps.evaluation.metrics import map_predicted, normalize_charge
 
     c = Counter()
@@ -55,13 +57,19 @@ def union(run: int) -> None:
             c["shared right"] += shared if d["status"] == "judged" else own
             c["gained"] += shared and not own
             c["lost"] += own and d["status"] == "judged" and not shared
+    return c
+
+
+def _print_union(c: Counter) -> None:
     n = c["judgments"] or 1
     print(f"judgments of records with several defendants: {c['judgments']}")
     print(f"accuracy as judged {100 * c['right'] / n:.1f}, with every co-defendant's charges "
           f"{100 * c['shared right'] / n:.1f} ({c['gained']} gained, {c['lost']} lost)")
 
 
-def term(run: int, baseline: int) -> None:
+def term(run: int, baseline: int) -> dict[tuple, list[float]]:
+    """Per kind of first judgment (status, one or several defendants): [n, summed error of ``run``, of
+    ``baseline``] in months, over the records with a gold term."""
     from apps.evaluation.metrics import term_months
 
     other = {c.case_id: c for c in _cases(baseline)}
@@ -76,12 +84,18 @@ def term(run: int, baseline: int) -> None:
         row[0] += 1
         row[1] += abs(term_months(first.get("term")) - gold)
         row[2] += abs(term_months(theirs.get("term")) - gold)
-    print(f"{'first judgment':<45} {'n':>5} {'MAE run ' + str(run):>12} {'MAE run ' + str(baseline):>12}")
+    return dict(rows)
+
+
+def _print_term(rows: dict) -> None:
+    print(f"{'first judgment':<45} {'n':>5} {'MAE':>8} {'baseline':>9}")
     for kind, (n, mine, theirs) in sorted(rows.items()):
-        print(f"{' / '.join(kind):<45} {n:>5} {mine / n:>12.2f} {theirs / n:>12.2f}")
+        print(f"{' / '.join(kind):<45} {n:>5} {mine / n:>8.2f} {theirs / n:>9.2f}")
 
 
-def refusals(run: int, baseline: int) -> None:
+def refusals(run: int, baseline: int) -> Counter:
+    """Over the refused judgments: the baseline's answer right, no candidate with a shown element, and the best
+    candidate with a shown element (by the Auditor's P, by the charge classifier's P) naming the right charge."""
     from apps.evaluation.metrics import _charge_set, map_predicted
 
     other = {c.case_id: c for c in _cases(baseline)}
@@ -102,8 +116,7 @@ def refusals(run: int, baseline: int) -> None:
             for name, key in (("Auditor's P", lambda a: a["score"]), ("charge classifier's P", lambda a: a["signals"]["chg_p"])):
                 best = max(shown, key=key)
                 c[f"best by the {name} right"] += map_predicted([best["charges"][0]], case.gold["charges"]) == gold
-    for k, v in c.items():
-        print(f"{k:<45} {v:>5}")
+    return c
 
 
 def auditor_relative(rows_path: str) -> None:
@@ -148,7 +161,14 @@ def main(argv: list[str]) -> int:
         return 2
     _django()
     command, _ = commands[argv[0]]
-    command(*map(int, argv[1:]))
+    found = command(*map(int, argv[1:]))
+    if argv[0] == "union":
+        _print_union(found)
+    elif argv[0] == "term":
+        _print_term(found)
+    else:
+        for k, v in found.items():
+            print(f"{k:<45} {v:>5}")
     return 0
 
 
