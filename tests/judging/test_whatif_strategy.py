@@ -68,7 +68,23 @@ def test_a_web_process_preloads_the_strategy_in_the_background(settings):
         importlib.reload(legalsite.wsgi)
         settings.WHATIF_PRELOAD = False
         importlib.reload(legalsite.wsgi)
-    assert started == [judging.whatif_preload]
+    assert [(t.__module__, t.__name__) for t in started] == [("legalsite.wsgi", "_warm_up")]
+
+
+def test_the_warm_up_builds_the_strategy_compiles_the_templates_and_then_freezes_what_the_process_holds():
+    import gc
+
+    import legalsite.wsgi
+    from django.template import engines
+
+    order = []
+    loader = engines["django"].engine.template_loaders[0]
+    loader.reset()  # the cached loader forgets what earlier tests compiled
+    with mock.patch.object(judging, "whatif_preload", lambda: order.append("strategy")), \
+            mock.patch.object(gc, "freeze", lambda: order.append(("freeze", len(loader.get_template_cache)))):
+        legalsite.wsgi._warm_up()
+    assert order[0] == "strategy" and order[1][0] == "freeze"
+    assert order[1][1] >= 50, "the project's templates were compiled before the freeze"
 
 
 def test_the_preload_builds_the_strategy_and_a_failure_is_only_logged(caplog):
