@@ -97,6 +97,7 @@ def refusals(run: int, baseline: int) -> Counter:
     """Over the refused judgments: the baseline's answer right, no candidate with a shown element, and the best
     candidate with a shown element (by the Auditor's P, by the charge classifier's P) naming the right charge."""
     from apps.evaluation.metrics import _charge_set, map_predicted
+    from worker.agents.types import Bundle
 
     other = {c.case_id: c for c in _cases(baseline)}
     c = Counter()
@@ -108,14 +109,15 @@ def refusals(run: int, baseline: int) -> Counter:
                 continue
             c["refused"] += 1
             c["baseline right"] += map_predicted(theirs["charges"], case.gold["charges"]) == gold
-            shown = [a for a in (bundle.get("audit") or {}).get("articles", [])
-                     if a["charges"] and a["in_force"] and a["signals"].get("items_supported", 0) > 0]
+            audit = Bundle.from_dict(bundle).audit
+            shown = [a for a in (audit.articles if audit else [])
+                     if a.charges and a.in_force and a.signals.get("items_supported", 0) > 0]
             if not shown:
                 c["no candidate with a shown element"] += 1
                 continue
-            for name, key in (("Auditor's P", lambda a: a["score"]), ("charge classifier's P", lambda a: a["signals"]["chg_p"])):
+            for name, key in (("Auditor's P", lambda a: a.score), ("charge classifier's P", lambda a: a.signals["chg_p"])):
                 best = max(shown, key=key)
-                c[f"best by the {name} right"] += map_predicted([best["charges"][0]], case.gold["charges"]) == gold
+                c[f"best by the {name} right"] += map_predicted([best.charges[0]], case.gold["charges"]) == gold
     return c
 
 

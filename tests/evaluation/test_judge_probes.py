@@ -45,7 +45,8 @@ def test_the_term_probe_puts_each_kind_of_first_judgment_beside_the_baseline():
 
 def test_the_refusal_probe_asks_what_the_best_candidate_with_a_shown_element_would_have_named():
     def article(charge, score, chg_p, supported):
-        return {"charges": [charge], "in_force": True, "score": score, "signals": {"chg_p": chg_p, "items_supported": supported}}
+        return {"article_pk": len(charge), "key": charge, "charges": [charge], "in_force": True, "score": score,
+                "signals": {"chg_p": chg_p, "items_supported": supported}}
 
     gold = {"charges": ["诈骗罪"]}
     shown = {"audit": {"articles": [article("盗窃罪", 0.2, 0.9, 1), article("诈骗罪", 0.3, 0.1, 2), article("抢劫罪", 0.9, 0.9, 0)]}}
