@@ -124,7 +124,8 @@ def _term_basis(judgment: Judgment | None) -> dict:
             "circumstances": list(basis.get("circumstances") or []),
             "model": _term_of(Term(**model)) if model else None,
             "precedents": dict(precedents, share_pct=f"{round(100 * precedents['share'])} %") if precedents else None,
-            "term": _term_of(Term(**basis["term"])) if basis.get("term") else None}
+            "term": _term_of(Term(**basis["term"])) if basis.get("term") else None,
+            "capped": _term_of(Term(**basis["capped"])) if basis.get("capped") else None}
 
 
 class _Lookup:

@@ -111,13 +111,16 @@ def test_the_verifier_caps_a_term_beyond_the_verified_article_and_records_it(ter
     assert checked.status == Status.JUDGED
     assert checked.term == Term(months=120)
     assert "120 months" in checked.message
+    # the term basis keeps how the term was made and says where it was capped
+    assert checked.term_basis["capped"] == {"months": 120, "life": False, "death": False}
+    assert checked.term_basis["term"] == bundle.judgment.term_basis["term"]
 
 
 def test_a_term_within_the_range_passes_unchanged():
     bundle = _theft_bundle()
     within = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=8), "message": ""})
     checked = verify_judgment(within, bundle.audit, bundle.case)
-    assert checked.term == Term(months=8) and checked.message == ""
+    assert checked.term == Term(months=8) and checked.message == "" and "capped" not in checked.term_basis
 
 
 def test_the_term_is_pulled_towards_the_median_term_of_the_verified_precedents_of_the_charge():

@@ -280,4 +280,8 @@ def test_the_term_basis_of_a_language_model_says_the_model_proposed_the_term(lan
     with translation.override(lang):
         html = render_to_string("cases/_term_basis.html",
                                 {"b": _term_basis(Judgment(status=Status.JUDGED, term=Term(months=10), term_basis=basis))})
-    assert said in html and "自首" in html and 'href="#art-264"' in html
+    assert said in html and "自首" in html and 'href="#art-264"' in html and "capped" not in html
+    with translation.override(lang):
+        capped = render_to_string("cases/_term_basis.html", {"b": _term_basis(Judgment(
+            status=Status.JUDGED, term=Term(months=36), term_basis={**basis, "capped": {"months": 36, "life": False, "death": False}}))})
+    assert ("the term is capped there" if lang == "en" else "刑期以此为上限") in capped

@@ -218,7 +218,8 @@ def _sentence_at(text: str, position: int) -> str:
     return ""
 
 
-def _term_row(term: Term) -> dict:
+def term_row(term: Term) -> dict:
+    """A term as a term basis stores it."""
     return {"months": int(term.months), "life": bool(term.life), "death": bool(term.death)}
 
 
@@ -230,7 +231,8 @@ def term_basis(facts: str, articles: Sequence[tuple[str, str, str]], standards: 
     standards of those articles, the sentencing circumstances the facts show, the term model's estimate, and
     the verified precedents' median term with the weight it had (``share``; 1 when no model estimated).
     ``source``: who set the term ("statistical": the term model and the precedents; "llm": the language model,
-    no precedents' median). Empty when there is no term."""
+    no precedents' median). Empty when there is no term. The verification stage adds "capped" (the term at
+    the articles' maximum) when the term was above it."""
     if term is None:
         return {}
     ranges = []
@@ -248,7 +250,7 @@ def term_basis(facts: str, articles: Sequence[tuple[str, str, str]], standards: 
         amount_row = {"text": amount.text, "yuan": amount.yuan, "tier": tier, "reached": bool(reached),
                       "standard": yuan_text(standards[tier].yuan)}
     basis: dict = {"source": source, "ranges": ranges, "amount": amount_row, "circumstances": circumstances_shown(facts),
-                   "model": _term_row(model) if model is not None else None, "precedents": None, "term": _term_row(term)}
+                   "model": term_row(model) if model is not None else None, "precedents": None, "term": term_row(term)}
     months = sorted(precedent_months)
     pulled = model is None or not (model.life or model.death)
     if months and pulled:

@@ -124,4 +124,5 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     if not note:
         return judgment
     message = f"{judgment.message}; {note}" if judgment.message else note
-    return replace(judgment, term=term, message=message)
+    basis = dict(judgment.term_basis, capped=sentencing.term_row(term)) if judgment.term_basis else judgment.term_basis
+    return replace(judgment, term=term, message=message, term_basis=basis)
