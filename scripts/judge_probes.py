@@ -51,12 +51,12 @@ def union(run: int) -> Counter:
         everyone = sorted({ch for d in judged if d["status"] == "judged" for ch in d["charges"]})
         for d in judged:
             own = map_predicted(d["charges"], case.gold["charges"]) == gold
-            shared = d["status"] == "judged" and map_predicted(everyone, case.gold["charges"]) == gold
+            shared = map_predicted(everyone, case.gold["charges"]) == gold if d["status"] == "judged" else own
             c["judgments"] += 1
             c["right"] += own
-            c["shared right"] += shared if d["status"] == "judged" else own
+            c["shared right"] += shared
             c["gained"] += shared and not own
-            c["lost"] += own and d["status"] == "judged" and not shared
+            c["lost"] += own and not shared
     return c
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -251,10 +252,9 @@ def term_basis(facts: str, articles: Sequence[tuple[str, str, str]], standards: 
                       "standard": yuan_text(standards[tier].yuan)}
     basis: dict = {"source": source, "ranges": ranges, "amount": amount_row, "circumstances": circumstances_shown(facts),
                    "model": term_row(model) if model is not None else None, "precedents": None, "term": term_row(term)}
-    months = sorted(precedent_months)
     pulled = model is None or not (model.life or model.death)
-    if months and pulled:
-        median = (months[(len(months) - 1) // 2] + months[len(months) // 2]) / 2
-        basis["precedents"] = {"n": len(months), "median": int(median) if median == int(median) else median,
+    if precedent_months and pulled:
+        median = statistics.median(precedent_months)
+        basis["precedents"] = {"n": len(precedent_months), "median": int(median) if median == int(median) else median,
                                "share": share if model is not None else 1.0}
     return basis

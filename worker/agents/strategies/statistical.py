@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
@@ -466,7 +467,7 @@ def _with_precedents(term: Term, cases, charges: list[str]) -> Term:
     months = _precedent_months(cases, charges)
     if term.life or term.death or not months:
         return term
-    median = (months[(len(months) - 1) // 2] + months[len(months) // 2]) / 2
+    median = statistics.median(months)
     blended = math.expm1((1 - PRECEDENT_TERM_SHARE) * math.log1p(term.months) + PRECEDENT_TERM_SHARE * math.log1p(median))
     return Term(months=int(round(blended)))
 
