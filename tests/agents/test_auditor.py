@@ -109,6 +109,48 @@ def test_the_usual_wording_of_forgery_and_of_sale_shows_those_elements():
     assert not any(s.satisfied for s in checker.check("被告人在商场盗走手机一部，价值3000元。", items))
 
 
+def test_the_courts_wording_of_eleven_more_elements_shows_them_and_plain_facts_of_other_offences_do_not():
+    items = {
+        "force": "是否使用暴力、胁迫或者其他手段",
+        "at_random": "是否随意殴打他人",
+        "smashing": "是否强拿硬要或者任意损毁、占用公私财物",
+        "evading": "是否对人民法院的判决、裁定有能力执行而拒不执行",
+        "proceeds": "是否明知是犯罪所得及其产生的收益",
+        "monopoly": "是否未经许可经营法律、行政法规规定的专营、专卖物品或者其他限制买卖的物品",
+        "forced_trade": "是否实施强迫他人提供或者接受服务的行为",
+        "forced_share": "是否实施强迫他人转让或者收购公司、企业的股份、债券或者其他资产的行为",
+        "pipeline": "是否破坏电力、燃气或者其他易燃易爆设备",
+        "deposits": "是否变相吸收公众存款",
+        "danger": "是否使用其他危险方法",
+        "explosion": "是否爆炸",
+        "blood": "是否非法组织他人出卖血液",
+    }
+    checker = ElementChecker.from_items(list(items.values()), tokenize=lambda text: [text])
+
+    def shown(facts, key):
+        return checker.check(facts, [items[key]])[0].satisfied
+
+    assert shown("被告人将被害人按倒在床上，扇其耳光。", "force")
+    assert shown("被告人在酒吧内看不顺眼，对服务员无故殴打。", "at_random")
+    assert shown("被告人酒后对路边停放的出租车进行打砸。", "smashing")
+    assert shown("被告人在法院强制执行期间隐藏财产，致使判决无法执行。", "evading")
+    assert shown("被告人明知他人的钱款来路不明，仍帮助其用POS机刷卡套现。", "proceeds")
+    assert shown("被告人未取得烟草专卖许可证，收购烟叶共计三千公斤。", "monopoly")
+    assert shown("被告人以堵路方式强迫业主以高于市场价格雇用其车队运输。", "forced_trade")
+    assert shown("被告人在输油管线上打孔安装阀门后盗油。", "pipeline")
+    assert shown("被告人组织民间标会，向会员收取会款共计三百万元。", "deposits")
+    assert shown("被告人割断液化气罐的管子，打开阀门放出液化气。", "danger")
+    assert shown("被告人在网上招募有偿献血者，组织他们到献血点献血。", "blood")
+    # what those wordings do not show
+    assert not shown("被告人强迫业主以高于市场价格雇用其车队运输。", "forced_share")  # another form of the trade
+    assert not shown("被告人割断液化气罐的管子，打开阀门放出液化气。", "explosion")  # gas let out is no explosion
+    assert not shown("被告人将被害人殴打致伤。", "at_random")  # a beating, not one at random
+    assert not shown("被告人将被害人的车窗玻璃砸碎，损坏车辆。", "smashing")  # damage, not smashing at will
+    assert not shown("被告人向银行借款后无力偿还。", "evading")
+    assert not shown("被告人在商场盗走手机一部，价值3000元。", "proceeds")
+    assert not shown("被告人在超市购买香烟两条。", "monopoly")
+
+
 STANDARDS_TEXT = ("第一条　盗窃财物价值一千元至三千元以上、三万元至十万元以上的，应当分别认定为刑法第二百六十四条"
                   "规定的“数额较大”、“数额巨大”。\n第九条　伪造货币总面额在三万元以上的，应当认定为刑法第一百七十条"
                   "规定的“数额特别巨大”。")
