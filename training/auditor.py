@@ -18,7 +18,9 @@ the active one alike, for the promotion gate. The two thresholds (worker/agents/
 chosen on the weighted training rows (for the trees, on out-of-fold probabilities: five folds by case),
 by the exact-set accuracy of the articles each case would get: an article passes at P >= threshold when
 one of its items is supported, the best passing article is always cited, a further one at P >=
-multi_threshold (never below 0.5: a further charge must be more likely than not).
+multi_threshold (never below 0.5: a further charge must be more likely than not). The trees' pass threshold
+is the exception: ``PASS_THRESHOLD``, chosen on the development split's pipeline (the report keeps what the
+rows would have chosen as ``rows_threshold``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ from worker.agents.models.auditor import ArticleAuditor
 from worker.agents.stages.auditor.signals import FEATURES, GROUPS
 
 THRESHOLDS = tuple(round(x, 2) for x in np.arange(0.05, 0.96, 0.05))
+# The trees' pass threshold, chosen on the development split's pipeline (docs/RESULTS.md, seventh round): the
+# rows chose 0.2, and 0.15, 0.1, 0.05 each answered more of the split's defendants right (charges 65.3, 65.6, 66.2,
+# 66.5). Below 0.1 the answers that replace refusals were seldom right (2 of 11 from 0.1 to 0.0; 1 of 27 in an
+# earlier round), so a judgment still needs P >= 0.1: below it the clerk gets insufficient_evidence.
+PASS_THRESHOLD = 0.1
 KINDS = ("boosted", "logistic")
 # Trees need rows: below this many training cases (a demo corpus of 65 cases) the logistic kind is fitted
 # ("auto"); the corpus's rows (some 2,800 cases) get the trees.
@@ -92,10 +99,12 @@ def decide(rows: Sequence[dict[str, Any]], p: np.ndarray, threshold: float, mult
     return right / total if total else 0.0
 
 
-def _thresholds(rows: Sequence[dict[str, Any]], p: np.ndarray) -> tuple[float, float, float]:
-    """(accuracy, threshold, multi_threshold) that decide ``rows`` best at probabilities ``p``. A further charge
-    only when it is more likely than not (multi_threshold >= 0.5): the rows choose how much more."""
-    grid = [(decide(rows, p, t, m), t, m) for t in THRESHOLDS for m in THRESHOLDS if m >= max(t, 0.5)]
+def _thresholds(rows: Sequence[dict[str, Any]], p: np.ndarray, passing: float | None = None) -> tuple[float, float, float]:
+    """(accuracy, threshold, multi_threshold) that decide ``rows`` best at probabilities ``p`` (the pass threshold
+    ``passing`` when given). A further charge only when it is more likely than not (multi_threshold >= 0.5): the
+    rows choose how much more."""
+    grid = [(decide(rows, p, t, m), t, m) for t in ((passing,) if passing is not None else THRESHOLDS)
+            for m in THRESHOLDS if m >= max(t, 0.5)]
     return max(grid, key=lambda g: (g[0], g[1], g[2]))
 
 
@@ -108,7 +117,10 @@ def _boosting(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> GradientBoostingCl
 
 
 def fit_auditor(rows: Sequence[dict[str, Any]], *, C: float = 1.0, features: Sequence[str] = FEATURES,
-                kind: str = "boosted", metadata: dict[str, Any] | None = None) -> tuple[ArticleAuditor, dict[str, Any]]:
+                kind: str = "boosted", metadata: dict[str, Any] | None = None,
+                pass_threshold: float | None = PASS_THRESHOLD) -> tuple[ArticleAuditor, dict[str, Any]]:
+    """The Auditor of ``kind`` on ``rows``. The trees pass an article at ``pass_threshold`` (None: the threshold
+    that decides the rows best); the logistic kind, for a corpus too small for trees, always takes the rows'."""
     if len({r["label"] for r in rows}) < 2:
         raise ValueError("the rows need both applying and not-applying articles")
     if kind not in KINDS:
@@ -135,7 +147,9 @@ def fit_auditor(rows: Sequence[dict[str, Any]], *, C: float = 1.0, features: Seq
             inside = fold != k
             if (~inside).any() and len(set(y[inside])) == 2:
                 oof[~inside] = _boosting(X[inside], y[inside], w[inside]).predict_proba(X[~inside])[:, 1]
-        best_acc, threshold, multi = _thresholds(rows, oof)
+        best_acc, threshold, multi = _thresholds(rows, oof, pass_threshold)
+        if pass_threshold is not None:  # what the rows alone would have chosen, for the report
+            report.update(rows_threshold=_thresholds(rows, oof)[1])
         gb = _boosting(X, y, w)
         trees = ensemble_of(gb, X, gb.decision_function)
         intercept, arrays = trees.intercept, trees.arrays()

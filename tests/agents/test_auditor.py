@@ -316,6 +316,21 @@ def test_the_auditor_learns_thresholds_and_explains_its_decisions(tmp_path, kind
         ArticleAuditor.load(tmp_path / "a")
 
 
+def test_the_trees_pass_at_the_threshold_chosen_on_the_development_split_and_report_the_rows_choice():
+    from training.auditor import PASS_THRESHOLD, THRESHOLDS
+
+    rows = _rows()
+    trees, report = fit_auditor(rows, kind="boosted")
+    assert trees.threshold == PASS_THRESHOLD == 0.1
+    assert report["threshold"] == PASS_THRESHOLD and report["rows_threshold"] in THRESHOLDS
+    # None: the rows choose, as the logistic kind (a corpus too small for trees) always does
+    learned, report = fit_auditor(rows, kind="boosted", pass_threshold=None)
+    assert learned.threshold in THRESHOLDS and "rows_threshold" not in report
+    logistic, report = fit_auditor(rows, kind="logistic", pass_threshold=0.1)
+    assert logistic.threshold == fit_auditor(rows, kind="logistic", pass_threshold=None)[0].threshold
+    assert "rows_threshold" not in report
+
+
 def test_a_logistic_auditor_of_format_1_still_loads(tmp_path):
     """Auditors trained before the trees were stored as format version 1 with no kind: they load, keep their
     id and decide as before."""
