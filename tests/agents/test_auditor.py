@@ -113,6 +113,8 @@ def test_the_courts_wording_of_eleven_more_elements_shows_them_and_plain_facts_o
     items = {
         "force": "是否使用暴力、胁迫或者其他手段",
         "at_random": "是否随意殴打他人",
+        "chasing": "是否追逐、拦截、辱骂、恐吓他人",
+        "uproar": "是否在公共场所起哄闹事",
         "smashing": "是否强拿硬要或者任意损毁、占用公私财物",
         "evading": "是否对人民法院的判决、裁定有能力执行而拒不执行",
         "proceeds": "是否明知是犯罪所得及其产生的收益",
@@ -145,6 +147,9 @@ def test_the_courts_wording_of_eleven_more_elements_shows_them_and_plain_facts_o
     assert not shown("被告人强迫业主以高于市场价格雇用其车队运输。", "forced_share")  # another form of the trade
     assert not shown("被告人割断液化气罐的管子，打开阀门放出液化气。", "explosion")  # gas let out is no explosion
     assert not shown("被告人将被害人殴打致伤。", "at_random")  # a beating, not one at random
+    # a beating for no reason is that element only: not the chasing and insulting, nor an uproar in public
+    assert not shown("被告人在酒吧内看不顺眼，对服务员无故殴打。", "chasing")
+    assert not shown("被告人在酒吧内看不顺眼，对服务员无故殴打。", "uproar")
     assert not shown("被告人将被害人的车窗玻璃砸碎，损坏车辆。", "smashing")  # damage, not smashing at will
     assert not shown("被告人向银行借款后无力偿还。", "evading")
     assert not shown("被告人在商场盗走手机一部，价值3000元。", "proceeds")

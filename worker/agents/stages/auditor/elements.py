@@ -113,8 +113,6 @@ ELEMENT_EXPRESSIONS = {
     # force as facts describe it without a word of the lexicon: pinned down, slapped, pulled by the hair
     "暴力": (r"[按摁]倒|[按摁]在(?:床|地)|压在.{0,6}?身[上下]|捂住.{0,6}?(?:嘴|口鼻)|[扇打抽][^。]{0,8}?耳光|揪.{0,4}?头发|打脸"
            r"|抽[^。]{0,8}?的?脸"),
-    # beating "for no reason", the courts' wording of 随意殴打
-    "寻衅滋事": r"无故[^。]{0,6}?(?:殴打|打|踢|辱骂|追打|滋事)|肆意殴打|随意[^。]{0,4}?(?:殴打|打人)",
     # a judgment evaded: property hidden or moved while it is being enforced, the judgment left unenforced
     "拒不执行": r"(?:隐藏|隐匿|转移|变卖|转让|处分)[^。]{0,8}?(?:财产|房产|车辆|款项)|(?:判决|裁定)[^。]{0,12}?无法执行",
     # proceeds known as such: money "of unclear origin", a fraud's takings withdrawn or passed on
@@ -158,6 +156,10 @@ ELEMENT_CONCEPTS = (
      r"盗采|非法开采|无证开采|未(?:取得|办理|依法取得)[^。]{0,6}?采矿许可证|擅自开采|私自开采|非法采(?:砂|沙|矿)"),
     # the item of a unit-crime provision (150, 231, …): the defendant unit or the persons it answers for
     ("单位犯罪", r"单位犯罪", UNIT_CRIME),
+    # beating "for no reason", the courts' wording of 随意殴打: an element of its own, so that it shows neither the
+    # chasing and insulting nor the uproar in public that other items of 293 ask (the wider 寻衅滋事 would)
+    ("随意殴打", r"随意殴打|无故殴打",
+     r"无故[^。]{0,6}?(?:殴打|打|踢|追打)|肆意殴打|随意[^。]{0,4}?(?:殴打|打人)"),
     # property smashed at will, the 任意损毁 of 293 (a plain 毁坏 is 275's)
     ("任意损毁", r"任意损毁", r"打砸|砸毁|砸烂|肆意毁坏|任意损毁"),
     # deposits taken from the public in disguise: a rotating credit club, interest or returns promised
