@@ -121,6 +121,9 @@ def test_the_courts_wording_of_eleven_more_elements_shows_them_and_plain_facts_o
         "monopoly": "是否未经许可经营法律、行政法规规定的专营、专卖物品或者其他限制买卖的物品",
         "forced_trade": "是否实施强迫他人提供或者接受服务的行为",
         "forced_share": "是否实施强迫他人转让或者收购公司、企业的股份、债券或者其他资产的行为",
+        "forced_sale": "是否实施强买强卖商品的行为",
+        "hiding": "是否予以窝藏",
+        "moving": "是否予以转移",
         "pipeline": "是否破坏电力、燃气或者其他易燃易爆设备",
         "deposits": "是否变相吸收公众存款",
         "danger": "是否使用其他危险方法",
@@ -144,7 +147,11 @@ def test_the_courts_wording_of_eleven_more_elements_shows_them_and_plain_facts_o
     assert shown("被告人割断液化气罐的管子，打开阀门放出液化气。", "danger")
     assert shown("被告人在网上招募有偿献血者，组织他们到献血点献血。", "blood")
     # what those wordings do not show
-    assert not shown("被告人强迫业主以高于市场价格雇用其车队运输。", "forced_share")  # another form of the trade
+    assert shown("被告人用POS机将诈骗款刷卡套现后交给他人。", "moving")
+    # ...and not the other forms of the same offence their items ask
+    assert not shown("被告人强迫业主以高于市场价格雇用其车队运输。", "forced_share")  # shares, not a service
+    assert not shown("被告人强迫业主以高于市场价格雇用其车队运输。", "forced_sale")  # goods, not a service
+    assert not shown("被告人明知他人的钱款来路不明，仍帮助其用POS机刷卡套现。", "hiding")
     assert not shown("被告人割断液化气罐的管子，打开阀门放出液化气。", "explosion")  # gas let out is no explosion
     assert not shown("被告人将被害人殴打致伤。", "at_random")  # a beating, not one at random
     # a beating for no reason is that element only: not the chasing and insulting, nor an uproar in public

@@ -115,9 +115,6 @@ ELEMENT_EXPRESSIONS = {
            r"|抽[^。]{0,8}?的?脸"),
     # a judgment evaded: property hidden or moved while it is being enforced, the judgment left unenforced
     "拒不执行": r"(?:隐藏|隐匿|转移|变卖|转让|处分)[^。]{0,8}?(?:财产|房产|车辆|款项)|(?:判决|裁定)[^。]{0,12}?无法执行",
-    # proceeds known as such: money "of unclear origin", a fraud's takings withdrawn or passed on
-    "掩饰隐瞒赃物": (r"明知[^。]{0,30}?(?:来路不明|来路不正|来源不明|来历不明|赃款|赃物|诈骗(?:款|所得|钱款|资金)|违法所得)"
-                 r"|(?:取现|取款|套现|转账|转移)[^。]{0,20}?(?:诈骗款|赃款)|(?:诈骗款|赃款)[^。]{0,30}?(?:取现|取款|套现|转移)"),
 }
 
 # Elements no lexicon concept names, as (label, how an item names it, how facts show it); chosen on the
@@ -174,9 +171,16 @@ ELEMENT_CONCEPTS = (
     ("专营专卖物品", r"专营、?专卖",
      r"(?:收购|销售|贩卖|经营|出售|运输|囤积|倒卖)[^。]{0,30}?(?:烟叶|卷烟|香烟|烟草|雪茄)"
      r"|(?:无|未取得|没有|未办理)[^。]{0,10}?(?:烟草)?专卖(?:零售)?许可证"),
-    # forcing a trade or a service on someone ("强迫…以高于市场价格…运输")
-    ("强迫交易", r"强买强卖|强迫他人(?:提供|接受)",
-     r"强迫[^。]{0,24}?(?:以高于|以低于|接受|购买|出售|提供|交易|服务|转让|退出|参与)|强买强卖|欺行霸市"),
+    # proceeds known as such (money "of unclear origin"), and a fraud's takings withdrawn or passed on: each the
+    # element its item asks, not the hiding (窝藏) or buying (收购) that other items of 312 ask
+    ("明知犯罪所得", r"明知是?犯罪所得",
+     r"明知[^。]{0,30}?(?:来路不明|来路不正|来源不明|来历不明|赃款|赃物|诈骗(?:款|所得|钱款|资金)|违法所得)"),
+    ("转移赃款", r"予以转移",
+     r"(?:取现|取款|套现|转账|转移)[^。]{0,20}?(?:诈骗款|赃款)|(?:诈骗款|赃款)[^。]{0,30}?(?:取现|取款|套现|转移)"),
+    # a service forced on someone ("强迫…以高于市场价格…运输"), and goods bought or sold by force: two elements
+    ("强迫服务", r"强迫他人(?:提供|接受)",
+     r"强迫[^。]{0,24}?(?:以高于|以低于|接受|提供|服务|运输|雇用)"),
+    ("强买强卖", r"强买强卖", r"强买强卖|强迫[^。]{0,16}?(?:购买|出售|买下|卖给)|强行(?:买|卖)|欺行霸市"),
     # drilling into an oil or gas line, the usual way its equipment is damaged
     ("破坏易燃易爆设备", r"易燃易爆设备",
      r"(?:管线|管道|输油|输气|油气|油井)[^。]{0,24}?(?:打孔|打卡|钻孔|焊接阀门)|(?:打孔|打卡|钻孔)[^。]{0,16}?(?:管线|管道|输油|输气|盗油)"),
