@@ -131,36 +131,43 @@ def test_the_courts_wording_of_eleven_more_elements_shows_them_and_plain_facts_o
         "blood": "是否非法组织他人出卖血液",
     }
     checker = ElementChecker.from_items(list(items.values()), tokenize=lambda text: [text])
-
-    def shown(facts, key):
-        return checker.check(facts, [items[key]])[0].satisfied
-
-    assert shown("被告人将被害人按倒在床上，扇其耳光。", "force")
-    assert shown("被告人在酒吧内看不顺眼，对服务员无故殴打。", "at_random")
-    assert shown("被告人酒后对路边停放的出租车进行打砸。", "smashing")
-    assert shown("被告人在法院强制执行期间隐藏财产，致使判决无法执行。", "evading")
-    assert shown("被告人明知他人的钱款来路不明，仍帮助其用POS机刷卡套现。", "proceeds")
-    assert shown("被告人未取得烟草专卖许可证，收购烟叶共计三千公斤。", "monopoly")
-    assert shown("被告人以堵路方式强迫业主以高于市场价格雇用其车队运输。", "forced_trade")
-    assert shown("被告人在输油管线上打孔安装阀门后盗油。", "pipeline")
-    assert shown("被告人组织民间标会，向会员收取会款共计三百万元。", "deposits")
-    assert shown("被告人割断液化气罐的管子，打开阀门放出液化气。", "danger")
-    assert shown("被告人在网上招募有偿献血者，组织他们到献血点献血。", "blood")
-    # what those wordings do not show
-    assert shown("被告人用POS机将诈骗款刷卡套现后交给他人。", "moving")
-    # ...and not the other forms of the same offence their items ask
-    assert not shown("被告人强迫业主以高于市场价格雇用其车队运输。", "forced_share")  # shares, not a service
-    assert not shown("被告人强迫业主以高于市场价格雇用其车队运输。", "forced_sale")  # goods, not a service
-    assert not shown("被告人明知他人的钱款来路不明，仍帮助其用POS机刷卡套现。", "hiding")
-    assert not shown("被告人割断液化气罐的管子，打开阀门放出液化气。", "explosion")  # gas let out is no explosion
-    assert not shown("被告人将被害人殴打致伤。", "at_random")  # a beating, not one at random
-    # a beating for no reason is that element only: not the chasing and insulting, nor an uproar in public
-    assert not shown("被告人在酒吧内看不顺眼，对服务员无故殴打。", "chasing")
-    assert not shown("被告人在酒吧内看不顺眼，对服务员无故殴打。", "uproar")
-    assert not shown("被告人将被害人的车窗玻璃砸碎，损坏车辆。", "smashing")  # damage, not smashing at will
-    assert not shown("被告人向银行借款后无力偿还。", "evading")
-    assert not shown("被告人在商场盗走手机一部，价值3000元。", "proceeds")
-    assert not shown("被告人在超市购买香烟两条。", "monopoly")
+    beating = "被告人在酒吧内看不顺眼，对服务员无故殴打。"
+    forcing = "被告人以堵路方式强迫业主以高于市场价格雇用其车队运输。"
+    knowing = "被告人明知他人的钱款来路不明，仍帮助其用POS机刷卡套现。"
+    gas = "被告人割断液化气罐的管子，打开阀门放出液化气。"
+    shows = [
+        ("被告人将被害人按倒在床上，扇其耳光。", "force"),
+        (beating, "at_random"),
+        ("被告人酒后对路边停放的出租车进行打砸。", "smashing"),
+        ("被告人在法院强制执行期间隐藏财产，致使判决无法执行。", "evading"),
+        (knowing, "proceeds"),
+        ("被告人用POS机将诈骗款刷卡套现后交给他人。", "moving"),
+        ("被告人未取得烟草专卖许可证，收购烟叶共计三千公斤。", "monopoly"),
+        (forcing, "forced_trade"),
+        ("被告人在输油管线上打孔安装阀门后盗油。", "pipeline"),
+        ("被告人组织民间标会，向会员收取会款共计三百万元。", "deposits"),
+        (gas, "danger"),
+        ("被告人在网上招募有偿献血者，组织他们到献血点献血。", "blood"),
+    ]
+    does_not_show = [
+        # the other forms of the same offence that other items ask
+        (forcing, "forced_share"),  # shares, not a service
+        (forcing, "forced_sale"),  # goods, not a service
+        (knowing, "hiding"),  # knowing is not hiding
+        (gas, "explosion"),  # gas let out is no explosion
+        (beating, "chasing"),  # a beating for no reason is not chasing and insulting ...
+        (beating, "uproar"),  # ... nor an uproar in public
+        # facts that only look alike
+        ("被告人将被害人殴打致伤。", "at_random"),  # a beating, not one at random
+        ("被告人将被害人的车窗玻璃砸碎，损坏车辆。", "smashing"),  # damage, not smashing at will
+        ("被告人向银行借款后无力偿还。", "evading"),
+        ("被告人在商场盗走手机一部，价值3000元。", "proceeds"),
+        ("被告人在超市购买香烟两条。", "monopoly"),
+    ]
+    for facts, key in shows:
+        assert checker.check(facts, [items[key]])[0].satisfied, (key, facts)
+    for facts, key in does_not_show:
+        assert not checker.check(facts, [items[key]])[0].satisfied, (key, facts)
 
 
 STANDARDS_TEXT = ("第一条　盗窃财物价值一千元至三千元以上、三万元至十万元以上的，应当分别认定为刑法第二百六十四条"
