@@ -148,6 +148,9 @@ def test_the_courts_wording_of_eleven_more_elements_shows_them_and_plain_facts_o
         ("被告人组织民间标会，向会员收取会款共计三百万元。", "deposits"),
         (gas, "danger"),
         ("被告人在网上招募有偿献血者，组织他们到献血点献血。", "blood"),
+        ("被告人持刀追砍被害人，并辱骂其家人。", "chasing"),
+        ("被告人在广场上起哄闹事，致秩序混乱。", "uproar"),
+        ("被告人在饭店白吃白喝，拒不付款。", "smashing"),  # 强拿硬要, the first form of that item
     ]
     does_not_show = [
         # the other forms of the same offence that other items ask
@@ -157,6 +160,9 @@ def test_the_courts_wording_of_eleven_more_elements_shows_them_and_plain_facts_o
         (gas, "explosion"),  # gas let out is no explosion
         (beating, "chasing"),  # a beating for no reason is not chasing and insulting ...
         (beating, "uproar"),  # ... nor an uproar in public
+        ("被告人在街头随意殴打路人。", "chasing"),  # 293's forms are each their own element
+        ("被告人在饭店白吃白喝。", "uproar"),
+        ("被告人驾车与他人追逐竞驶。", "chasing"),  # racing is not chasing a person
         # facts that only look alike
         ("被告人将被害人殴打致伤。", "at_random"),  # a beating, not one at random
         ("被告人将被害人的车窗玻璃砸碎，损坏车辆。", "smashing"),  # damage, not smashing at will

@@ -157,6 +157,12 @@ ELEMENT_CONCEPTS = (
     # chasing and insulting nor the uproar in public that other items of 293 ask (the wider 寻衅滋事 would)
     ("随意殴打", r"随意殴打|无故殴打",
      r"无故[^。]{0,6}?(?:殴打|打|踢|追打)|肆意殴打|随意[^。]{0,4}?(?:殴打|打人)"),
+    # the other forms of 293, each the element of the alternative naming it (the wider 寻衅滋事 shows none of them)
+    ("追逐", r"追逐(?!竞驶)", r"追逐(?!竞驶)|追打|追砍"),
+    ("拦截", r"拦截", r"拦截|堵截|拦住"),
+    ("辱骂", r"辱骂", r"辱骂|谩骂"),
+    ("起哄闹事", r"起哄闹事", r"起哄|闹事|砸场|大吵大闹"),
+    ("强拿硬要", r"强拿硬要", r"强拿硬要|强行(?:索要|拿走|拿取|吃喝)|白吃白喝|吃饭不给钱|拒不(?:付款|付账|买单)"),
     # property smashed at will, the 任意损毁 of 293 (a plain 毁坏 is 275's)
     ("任意损毁", r"任意损毁", r"打砸|砸毁|砸烂|肆意毁坏|任意损毁"),
     # deposits taken from the public in disguise: a rotating credit club, interest or returns promised
