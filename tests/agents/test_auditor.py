@@ -176,6 +176,46 @@ def test_the_courts_wording_of_eleven_more_elements_shows_them_and_plain_facts_o
         assert not checker.check(facts, [items[key]])[0].satisfied, (key, facts)
 
 
+def test_the_courts_wording_read_from_the_training_cases_shows_rape_food_poison_and_abuse_of_office_and_violence_alone_no_resisted_arrest():
+    items = {
+        "force": "是否使用暴力、胁迫或者其他手段",
+        "resisting": "是否以暴力抗拒检查、拘留、逮捕且情节严重",
+        "poison": "是否销售明知掺有有毒、有害的非食品原料的食品",
+        "official": "是否国家机关工作人员",
+        "abuse": "是否滥用职权或者玩忽职守",
+        "at_random": "是否随意殴打他人",
+        "smashing": "是否强拿硬要或者任意损毁、占用公私财物",
+        "snatching": "是否抢夺公私财物",
+    }
+    checker = ElementChecker.from_items(list(items.values()), tokenize=lambda text: [text])
+    wounding = "被告人因琐事与邻居争吵，持刀将其砍伤。"
+    shows = [
+        ("被告人在出租屋内强行与被害人发生了性关系。", "force"),
+        ("被告人明知被害人系智力残疾人，仍在其家中与其发生性关系。", "force"),  # the 其他手段 of 236
+        ("被告人趁被害人醉酒熟睡之际，在其房间内脱去其衣裤后对其实施奸淫。", "force"),
+        ("被告人贩卖毒品时民警上前抓捕，被告人持刀刺伤一名民警后逃跑。", "resisting"),
+        ("被告人在菜市场销售用硫磺熏过的生姜。", "poison"),
+        ("被告人用工业松香为宰杀后的鸭子脱毛，再将鸭子出售。", "poison"),
+        ("被告人任某县国土资源局矿管股股长期间，为他人办理采矿许可。", "official"),
+        ("被告人违反《某省取水许可管理办法》等相关规定，擅自降低征收标准。", "abuse"),
+        ("被告人酒后在烧烤店门口无故持刀捅刺路人。", "at_random"),
+        ("被告人为寻求精神刺激，在街头殴打过路行人。", "at_random"),
+        ("被告人在饭店饮酒后拒绝结账，并无故将店内电视机砸坏。", "smashing"),
+        ("被告人以借打电话为名，趁被害人（女，十六岁）不备，从其手中抢走手机一部。", "snatching"),
+    ]
+    does_not_show = [
+        (wounding, "resisting"),  # violence alone is no resistance to an inspection or an arrest
+        ("被告人与女友在宾馆发生性关系。", "force"),
+        ("被告人因司机无故加价与其争执，一时冲动将其打伤。", "at_random"),  # the driver's, not the beating's, 无故
+        ("被告人对事故负有责任，派出所所长到场处理。", "official"),  # 责任 is no office held
+        ("被告人趁被害人不备，将其推倒在地。", "snatching"),
+    ]
+    for facts, key in shows:
+        assert checker.check(facts, [items[key]])[0].satisfied, (key, facts)
+    for facts, key in does_not_show:
+        assert not checker.check(facts, [items[key]])[0].satisfied, (key, facts)
+
+
 STANDARDS_TEXT = ("第一条　盗窃财物价值一千元至三千元以上、三万元至十万元以上的，应当分别认定为刑法第二百六十四条"
                   "规定的“数额较大”、“数额巨大”。\n第九条　伪造货币总面额在三万元以上的，应当认定为刑法第一百七十条"
                   "规定的“数额特别巨大”。")

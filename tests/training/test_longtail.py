@@ -130,3 +130,26 @@ def test_element_coverage_counts_own_and_other_articles():
     result = coverage(cases, checklists, [263, 264], checker)
     assert (result["gold_articles"], result["gold_supported"]) == (2, 2)
     assert (result["other_articles"], result["other_supported"]) == (2, 0)
+    assert "gold_without_element" not in result
+
+
+def test_element_coverage_reads_the_training_cases_without_the_split_and_lists_articles_without_an_element(tmp_path, capsys):
+    from training.element_coverage import main
+
+    checklists = [{"article": 264, "sub": 0, "items": ["是否秘密窃取公私财物"]},
+                  {"article": 263, "sub": 0, "items": ["是否以暴力、胁迫或者其他方法劫取公私财物"]}]
+    cases = [{"id": "a", "fact": "被告人在商场盗走手机一部。", "articles": [264]},
+             {"id": "b", "fact": "被告人在商场××手机一部。", "articles": [264]},  # masked: nothing shows theft
+             {"id": "c", "fact": "被告人持刀抢走路人手机。", "articles": [263]},
+             {"id": "d", "fact": "被告人在车站××钱包一个。", "articles": [264]}]
+
+    def write(name, rows):
+        (tmp_path / name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        return tmp_path / name
+
+    result = main(["--cases", str(write("cases.jsonl", cases)), "--exclude", str(write("split.jsonl", [cases[3]])),
+                   "--checklists", str(write("checklists.jsonl", checklists)), "--missing", "5"])
+    assert result["cases"] == 3, "the split's case is left out"
+    assert (result["gold_articles"], result["gold_supported"]) == (3, 2)
+    assert result["gold_without_element"] == [{"article": 264, "cases": 1, "of": 2, "examples": ["b"]}]
+    assert json.loads(capsys.readouterr().out) == result
