@@ -176,7 +176,7 @@ def test_the_courts_wording_of_eleven_more_elements_shows_them_and_plain_facts_o
         assert not checker.check(facts, [items[key]])[0].satisfied, (key, facts)
 
 
-def test_the_courts_wording_read_from_the_training_cases_shows_rape_food_poison_and_abuse_of_office_and_violence_alone_no_resisted_arrest():
+def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_and_violence_alone_no_resisted_arrest():
     items = {
         "force": "是否使用暴力、胁迫或者其他手段",
         "resisting": "是否以暴力抗拒检查、拘留、逮捕且情节严重",
@@ -186,6 +186,8 @@ def test_the_courts_wording_read_from_the_training_cases_shows_rape_food_poison_
         "at_random": "是否随意殴打他人",
         "smashing": "是否强拿硬要或者任意损毁、占用公私财物",
         "snatching": "是否抢夺公私财物",
+        "drugs": "是否属于走私、贩卖、运输、制造毒品",
+        "false_proof": "是否作假证明包庇",
     }
     checker = ElementChecker.from_items(list(items.values()), tokenize=lambda text: [text])
     wounding = "被告人因琐事与邻居争吵，持刀将其砍伤。"
@@ -202,6 +204,11 @@ def test_the_courts_wording_read_from_the_training_cases_shows_rape_food_poison_
         ("被告人为寻求精神刺激，在街头殴打过路行人。", "at_random"),
         ("被告人在饭店饮酒后拒绝结账，并无故将店内电视机砸坏。", "smashing"),
         ("被告人以借打电话为名，趁被害人（女，十六岁）不备，从其手中抢走手机一部。", "snatching"),
+        # a sale the next sentence identifies as a drug, a deal closed on drugs, drugs carried to another city
+        ("被告人以人民币300元的价格将6颗红色药片卖给某甲后被抓获。经鉴定，上述药片检出甲基苯丙胺成分。", "drugs"),
+        ("被告人与某甲经电话联系，在路边以人民币200元成交毒品一包。", "drugs"),
+        ("被告人在甲市购得海洛因20余克，欲乘火车运往乙市。", "drugs"),
+        ("被告人多次向公安机关做假证，并提供两份虚假证明，意图掩盖某甲的罪行。", "false_proof"),
     ]
     does_not_show = [
         (wounding, "resisting"),  # violence alone is no resistance to an inspection or an arrest
@@ -209,6 +216,7 @@ def test_the_courts_wording_read_from_the_training_cases_shows_rape_food_poison_
         ("被告人因司机无故加价与其争执，一时冲动将其打伤。", "at_random"),  # the driver's, not the beating's, 无故
         ("被告人对事故负有责任，派出所所长到场处理。", "official"),  # 责任 is no office held
         ("被告人趁被害人不备，将其推倒在地。", "snatching"),
+        ("被告人在庭审中如实供述，并提供了证明。", "false_proof"),
     ]
     for facts, key in shows:
         assert checker.check(facts, [items[key]])[0].satisfied, (key, facts)

@@ -45,6 +45,18 @@ a forced trade, a drilled pipeline, deposits taken in disguise, gas let out, pai
 from a refusal of the development split whose gold article showed no element, and after 293's forms (a beating
 at random, chasing, intercepting, insulting, an uproar, taking by force) became each the element of the item
 alternative naming it: they were one concept, so that the words of one form showed them all.
+
+The development split no longer shows where a wording is missing (its gold articles lack an element in 21 cases,
+mostly masked CAIL facts), so the next wordings were read from the training cases, the split left out
+(``python -m training.element_coverage --cases ../shared/data/cases.jsonl --exclude .local/dev-split.jsonl
+--checklists ../shared/data/checklists.jsonl --missing 20``, 2026-12-05): rape by force, by the victim's
+helplessness or as the facts name it; food treated with non-food substances; an office held ("任…所长") and rules
+broken by it; 293's motives (逞强耍横, 寻求刺激) and a beating or smashing "无故"; a snatch "趁…不备"; a sale the next
+sentence identifies as a drug, a drug deal closed, drugs carried to another city; a false statement that shields
+someone. And 347's item "以暴力抗拒检查、拘留、逮捕" now needs the inspection or arrest that was resisted, not
+violence alone. Training cases, gold articles with an element 9,387 → 9,495 of 10,263, other articles 24,926 →
+22,764 of 143,364 (2,225 fewer from 347 alone); the development split 400 of 421 (unchanged) and 1,299 → 1,263 of
+6,515.
 """
 
 from __future__ import annotations
@@ -93,7 +105,11 @@ ELEMENT_EXPRESSIONS = {
     "秘密窃取": r"窃得|窃走|偷得|盗取|行窃",
     "伤害他人": r"致.{0,4}伤|轻伤|重伤|伤害|打伤|砍伤|刺伤|损伤|伤势",
     "贩卖毒品": (r"(?:贩卖|出售|卖给|售给).{0,30}?(?:毒品|甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮|大麻|吗啡)"
-                r"|(?:毒品|甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮).{0,30}?(?:贩卖|出售|卖给|售给)"),
+                r"|(?:毒品|甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮).{0,30}?(?:贩卖|出售|卖给|售给)"
+                # a sale of something the next sentences identify as a drug; a deal "closed" on drugs
+                r"|(?:卖给|售给|出售给)[^。]{0,40}?(?:。[^。]{0,100}?)?(?:检出|检测出|检验出|鉴定为|均为|系)(?:毒品)?"
+                r"(?:甲基苯丙胺|海洛因|冰毒|氯胺酮|麻古)|成交毒品|毒品[^。]{0,6}?成交"),
+    "运输毒品": r"(?:毒品|甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮)[^。]{0,30}?(?:运往|运送|运至|运到|带回|带往)|体内藏毒|人体藏毒",
     "性侵害": r"抚摸|摸.{0,6}?(?:胸|下体|阴部|臀)|亲吻|搂抱|脱.{0,4}?(?:裤|衣)",
     "非法采伐捕猎": r"猎捕|捕猎|捕捉|捕获|网捕|电捕|收购.{0,10}?(?:树|木|皮|植物)",
     # killing: the act and its result as items name them ("剥夺他人生命", "造成…死亡") and as facts state them
@@ -132,6 +148,8 @@ ELEMENT_CONCEPTS = (
     ("窝藏", r"隐藏处所|窝藏|逃匿",
      r"(?:在逃|潜逃|逃匿|追逃|通缉|躲藏|藏匿).{0,120}?(?:提供|帮助|陪同|资助|充值|交给|订)"
      r"|(?:为使|为了使|为帮助|为让).{0,16}?(?:不被|逃避).{0,10}?(?:抓获|抓捕|追捕|查处|处罚)"),
+    ("作假证明", r"作假证明(?:包庇)?",
+     r"(?:做|作|出具|提供)[^。]{0,8}?(?:假证|虚假(?:的)?(?:证明|证言|证词|陈述))|顶包|冒名顶替|顶罪"),
     ("侵入住宅", r"侵入.{0,4}?住宅",
      r"(?:翻窗|撬门|撬锁|闯入|强行进入|非法进入|破门|翻墙|踹门).{0,20}?(?:家|住宅|室|屋|房间|院)"
      r"|进入.{0,20}?(?:家中|家里|住宅|住处|卧室|屋内|堂屋)"),
