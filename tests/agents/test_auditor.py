@@ -188,6 +188,8 @@ def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_an
         "snatching": "是否抢夺公私财物",
         "drugs": "是否属于走私、贩卖、运输、制造毒品",
         "false_proof": "是否作假证明包庇",
+        "theft": "是否盗窃公私财物",
+        "fraud": "是否诈骗公私财物",
     }
     checker = ElementChecker.from_items(list(items.values()), tokenize=lambda text: [text])
     wounding = "被告人因琐事与邻居争吵，持刀将其砍伤。"
@@ -209,6 +211,8 @@ def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_an
         ("被告人与某甲经电话联系，在路边以人民币200元成交毒品一包。", "drugs"),
         ("被告人在甲市购得海洛因20余克，欲乘火车运往乙市。", "drugs"),
         ("被告人多次向公安机关做假证，并提供两份虚假证明，意图掩盖某甲的罪行。", "false_proof"),
+        ("被告人趁店主打电话不注意之际，将柜台上的钱包塞入裤兜带走。", "theft"),
+        ("被告人谎称有购买能力，以买货为由取得被害人信任后，将价值一万元的货物骗走。", "fraud"),
     ]
     does_not_show = [
         (wounding, "resisting"),  # violence alone is no resistance to an inspection or an arrest
@@ -217,6 +221,7 @@ def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_an
         ("被告人对事故负有责任，派出所所长到场处理。", "official"),  # 责任 is no office held
         ("被告人趁被害人不备，将其推倒在地。", "snatching"),
         ("被告人在庭审中如实供述，并提供了证明。", "false_proof"),
+        ("被告人趁被害人不注意，一拳将其打倒在地。", "theft"),  # a moment of inattention, nothing taken
     ]
     for facts, key in shows:
         assert checker.check(facts, [items[key]])[0].satisfied, (key, facts)

@@ -51,11 +51,11 @@ mostly masked CAIL facts), so the next wordings were read from the training case
 (``python -m training.element_coverage --cases ../shared/data/cases.jsonl --exclude .local/dev-split.jsonl
 --checklists ../shared/data/checklists.jsonl --missing 20``, 2026-12-05): rape by force, by the victim's
 helplessness or as the facts name it; food treated with non-food substances; an office held ("任…所长") and rules
-broken by it; 293's motives (逞强耍横, 寻求刺激) and a beating or smashing "无故"; a snatch "趁…不备"; a sale the next
+broken by it; 293's motives (逞强耍横, 寻求刺激) and a beating or smashing "无故"; a snatch "趁…不备"; a theft while the owner looked away, a fraud's goods "骗走"; a sale the next
 sentence identifies as a drug, a drug deal closed, drugs carried to another city; a false statement that shields
 someone. And 347's item "以暴力抗拒检查、拘留、逮捕" now needs the inspection or arrest that was resisted, not
-violence alone. Training cases, gold articles with an element 9,387 → 9,495 of 10,263, other articles 24,926 →
-22,764 of 143,364 (2,225 fewer from 347 alone); the development split 400 of 421 (unchanged) and 1,299 → 1,263 of
+violence alone. Training cases, gold articles with an element 9,387 → 9,506 of 10,263, other articles 24,926 →
+22,773 of 143,364 (2,225 fewer from 347 alone); the development split 400 of 421 (unchanged) and 1,299 → 1,263 of
 6,515.
 """
 
@@ -102,7 +102,11 @@ SEAL_MADE = r"(?:私刻|私自刻制|刻制|仿刻|找人刻|让.{0,6}?刻)[^。
 
 # Expressions the element check adds to a lexicon concept (courts' usual wording of the element).
 ELEMENT_EXPRESSIONS = {
-    "秘密窃取": r"窃得|窃走|偷得|盗取|行窃",
+    "秘密窃取": (r"窃得|窃走|偷得|盗取|行窃|被扒"
+             # taken while the owner looked away, slept or was out
+             r"|(?:趁|乘)[^。，]{0,12}?(?:不注意|没注意|不在|熟睡|睡着|不备|无人)[^。]{0,30}?"
+             r"(?:拿走|带走|取走|揣|塞入|装入|推走|开走|骑走)"),
+    "虚构事实": r"骗走",
     "伤害他人": r"致.{0,4}伤|轻伤|重伤|伤害|打伤|砍伤|刺伤|损伤|伤势",
     "贩卖毒品": (r"(?:贩卖|出售|卖给|售给).{0,30}?(?:毒品|甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮|大麻|吗啡)"
                 r"|(?:毒品|甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮).{0,30}?(?:贩卖|出售|卖给|售给)"
