@@ -210,7 +210,6 @@ def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_an
         ("被告人以人民币300元的价格将6颗红色药片卖给某甲后被抓获。经鉴定，上述药片检出甲基苯丙胺成分。", "drugs"),
         ("被告人与某甲经电话联系，在路边以人民币200元成交毒品一包。", "drugs"),
         ("被告人在甲市购得海洛因20余克，欲乘火车运往乙市。", "drugs"),
-        ("被告人多次向公安机关做假证，并提供两份虚假证明，意图掩盖某甲的罪行。", "false_proof"),
         ("被告人趁店主打电话不注意之际，将柜台上的钱包塞入裤兜带走。", "theft"),
         ("被告人谎称有购买能力，以买货为由取得被害人信任后，将价值一万元的货物骗走。", "fraud"),
     ]
@@ -220,7 +219,9 @@ def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_an
         ("被告人因司机无故加价与其争执，一时冲动将其打伤。", "at_random"),  # the driver's, not the beating's, 无故
         ("被告人对事故负有责任，派出所所长到场处理。", "official"),  # 责任 is no office held
         ("被告人趁被害人不备，将其推倒在地。", "snatching"),
-        ("被告人在庭审中如实供述，并提供了证明。", "false_proof"),
+        # false testimony is as often suborned (307) as given to shield (310): it names neither
+        ("被告人指使证人某甲向公安机关作虚假证言。", "false_proof"),
+        ("被告人捏造某甲对其实施强奸的事实，向公安机关告发。", "force"),  # an accusation, not a rape
         ("被告人趁被害人不注意，一拳将其打倒在地。", "theft"),  # a moment of inattention, nothing taken
     ]
     for facts, key in shows:
