@@ -188,6 +188,7 @@ def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_an
         "snatching": "是否抢夺公私财物",
         "drugs": "是否属于走私、贩卖、运输、制造毒品",
         "false_proof": "是否作假证明包庇",
+        "child": "是否奸淫不满十四周岁的幼女",
         "theft": "是否盗窃公私财物",
         "fraud": "是否诈骗公私财物",
     }
@@ -197,11 +198,17 @@ def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_an
         ("被告人在出租屋内强行与被害人发生了性关系。", "force"),
         ("被告人明知被害人系智力残疾人，仍在其家中与其发生性关系。", "force"),  # the 其他手段 of 236
         ("被告人趁被害人醉酒熟睡之际，在其房间内脱去其衣裤后对其实施奸淫。", "force"),
+        ("被告人将迷药倒入被害人的饮料中，待其丧失意识后与其发生性关系。", "force"),
+        ("被告人与被害人发生性关系。经鉴定，被害人为中度精神发育迟滞，无性自我防卫能力。", "force"),
+        ("被告人采取捂嘴、撕扯内裤等方法欲与被害人发生性关系，因被害人反抗未得逞。", "force"),
+        ("被告人明知被害人不满十四岁，仍多次与其发生性关系。", "child"),
         ("被告人贩卖毒品时民警上前抓捕，被告人持刀刺伤一名民警后逃跑。", "resisting"),
         ("被告人在菜市场销售用硫磺熏过的生姜。", "poison"),
         ("被告人用工业松香为宰杀后的鸭子脱毛，再将鸭子出售。", "poison"),
         ("被告人任某县国土资源局矿管股股长期间，为他人办理采矿许可。", "official"),
         ("被告人违反《某省取水许可管理办法》等相关规定，擅自降低征收标准。", "abuse"),
+        ("被告人超越职权，擅自决定对非法开采的煤炭收费后予以放行。", "abuse"),
+        ("被告人在任某县发展改革和工业信息化委员会政策法规股副股长期间，负责审核补贴申请。", "official"),
         ("被告人酒后在烧烤店门口无故持刀捅刺路人。", "at_random"),
         ("被告人为寻求精神刺激，在街头殴打过路行人。", "at_random"),
         ("被告人在饭店饮酒后拒绝结账，并无故将店内电视机砸坏。", "smashing"),
@@ -218,6 +225,7 @@ def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_an
         ("被告人与女友在宾馆发生性关系。", "force"),
         ("被告人因司机无故加价与其争执，一时冲动将其打伤。", "at_random"),  # the driver's, not the beating's, 无故
         ("被告人对事故负有责任，派出所所长到场处理。", "official"),  # 责任 is no office held
+        ("被告人未经允许擅自进入他人果园摘果。", "abuse"),
         ("被告人趁被害人不备，将其推倒在地。", "snatching"),
         # false testimony is as often suborned (307) as given to shield (310): it names neither
         ("被告人指使证人某甲向公安机关作虚假证言。", "false_proof"),
