@@ -226,6 +226,8 @@ def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_an
         ("被告人因司机无故加价与其争执，一时冲动将其打伤。", "at_random"),  # the driver's, not the beating's, 无故
         ("被告人对事故负有责任，派出所所长到场处理。", "official"),  # 责任 is no office held
         ("被告人未经允许擅自进入他人果园摘果。", "abuse"),
+        # a touching of a helpless victim is an indecent assault (237), not the 其他手段 of a rape
+        ("被告人明知被害人系智力残疾人而抚摸其胸部。经鉴定，被害人无性防卫能力。", "force"),
         ("被告人趁被害人不备，将其推倒在地。", "snatching"),
         # false testimony is as often suborned (307) as given to shield (310): it names neither
         ("被告人指使证人某甲向公安机关作虚假证言。", "false_proof"),
