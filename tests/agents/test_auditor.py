@@ -205,7 +205,7 @@ def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_an
         ("被告人贩卖毒品时民警上前抓捕，被告人持刀刺伤一名民警后逃跑。", "resisting"),
         ("被告人在菜市场销售用硫磺熏过的生姜。", "poison"),
         ("被告人用工业松香为宰杀后的鸭子脱毛，再将鸭子出售。", "poison"),
-        ("被告人任某县国土资源局矿管股股长期间，为他人办理采矿许可。", "official"),
+        ("被告人在任某县国土资源局矿管股股长期间，为他人办理采矿许可。", "official"),
         ("被告人违反《某省取水许可管理办法》等相关规定，擅自降低征收标准。", "abuse"),
         ("被告人超越职权，擅自决定对非法开采的煤炭收费后予以放行。", "abuse"),
         ("被告人在任某县发展改革和工业信息化委员会政策法规股副股长期间，负责审核补贴申请。", "official"),
@@ -225,6 +225,7 @@ def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_an
         ("被告人与女友在宾馆发生性关系。", "force"),
         ("被告人因司机无故加价与其争执，一时冲动将其打伤。", "at_random"),  # the driver's, not the beating's, 无故
         ("被告人对事故负有责任，派出所所长到场处理。", "official"),  # 责任 is no office held
+        ("被告人任某于次日被派出所民警抓获。", "official"),  # 任 the surname
         ("被告人未经允许擅自进入他人果园摘果。", "abuse"),
         # a touching of a helpless victim is an indecent assault (237), not the 其他手段 of a rape
         ("被告人明知被害人系智力残疾人而抚摸其胸部。经鉴定，被害人无性防卫能力。", "force"),
