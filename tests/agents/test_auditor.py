@@ -109,6 +109,15 @@ def test_the_usual_wording_of_forgery_and_of_sale_shows_those_elements():
     assert not any(s.satisfied for s in checker.check("被告人在商场盗走手机一部，价值3000元。", items))
 
 
+def _assert_shown(items: dict[str, str], shows: list, does_not_show: list) -> None:
+    """Each (facts, key) of ``shows`` shows the item ``items[key]``; none of ``does_not_show`` does."""
+    checker = ElementChecker.from_items(list(items.values()), tokenize=lambda text: [text])
+    for facts, key in shows:
+        assert checker.check(facts, [items[key]])[0].satisfied, (key, facts)
+    for facts, key in does_not_show:
+        assert not checker.check(facts, [items[key]])[0].satisfied, (key, facts)
+
+
 def test_the_courts_wording_of_eleven_more_elements_shows_them_and_plain_facts_of_other_offences_do_not():
     items = {
         "force": "是否使用暴力、胁迫或者其他手段",
@@ -130,7 +139,6 @@ def test_the_courts_wording_of_eleven_more_elements_shows_them_and_plain_facts_o
         "explosion": "是否爆炸",
         "blood": "是否非法组织他人出卖血液",
     }
-    checker = ElementChecker.from_items(list(items.values()), tokenize=lambda text: [text])
     beating = "被告人在酒吧内看不顺眼，对服务员无故殴打。"
     forcing = "被告人以堵路方式强迫业主以高于市场价格雇用其车队运输。"
     knowing = "被告人明知他人的钱款来路不明，仍帮助其用POS机刷卡套现。"
@@ -170,10 +178,7 @@ def test_the_courts_wording_of_eleven_more_elements_shows_them_and_plain_facts_o
         ("被告人在商场盗走手机一部，价值3000元。", "proceeds"),
         ("被告人在超市购买香烟两条。", "monopoly"),
     ]
-    for facts, key in shows:
-        assert checker.check(facts, [items[key]])[0].satisfied, (key, facts)
-    for facts, key in does_not_show:
-        assert not checker.check(facts, [items[key]])[0].satisfied, (key, facts)
+    _assert_shown(items, shows, does_not_show)
 
 
 def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_and_violence_alone_no_resisted_arrest():
@@ -192,7 +197,6 @@ def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_an
         "theft": "是否盗窃公私财物",
         "fraud": "是否诈骗公私财物",
     }
-    checker = ElementChecker.from_items(list(items.values()), tokenize=lambda text: [text])
     wounding = "被告人因琐事与邻居争吵，持刀将其砍伤。"
     shows = [
         ("被告人在出租屋内强行与被害人发生了性关系。", "force"),
@@ -235,10 +239,7 @@ def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_an
         ("被告人捏造某甲对其实施强奸的事实，向公安机关告发。", "force"),  # an accusation, not a rape
         ("被告人趁被害人不注意，一拳将其打倒在地。", "theft"),  # a moment of inattention, nothing taken
     ]
-    for facts, key in shows:
-        assert checker.check(facts, [items[key]])[0].satisfied, (key, facts)
-    for facts, key in does_not_show:
-        assert not checker.check(facts, [items[key]])[0].satisfied, (key, facts)
+    _assert_shown(items, shows, does_not_show)
 
 
 STANDARDS_TEXT = ("第一条　盗窃财物价值一千元至三千元以上、三万元至十万元以上的，应当分别认定为刑法第二百六十四条"
