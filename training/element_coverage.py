@@ -68,9 +68,10 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--checklists", type=Path, required=True)
     parser.add_argument("--train", type=Path, help="cases whose most cited articles are the confusions (default --cases)")
     parser.add_argument("--common", type=int, default=12)
-    parser.add_argument("--exclude", type=Path,
-                        help="cases whose ids are left out of both sets (the development split, to read the training cases)")
-    parser.add_argument("--missing", type=int, default=0, help="also list the N gold articles most often without an element")
+    parser.add_argument("--exclude", type=Path, help="cases whose ids are left out of both sets "
+                        "(the development split, to read the training cases)")
+    parser.add_argument("--missing", type=int, default=0,
+                        help="also list the N gold articles most often without an element")
     args = parser.parse_args(argv)
     from lexlib.search.tokenize import Tokenizer
 

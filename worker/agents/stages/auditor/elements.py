@@ -51,7 +51,7 @@ mostly masked CAIL facts), so the next wordings were read from the training case
 (``python -m training.element_coverage --cases ../shared/data/cases.jsonl --exclude .local/dev-split.jsonl
 --checklists ../shared/data/checklists.jsonl --missing 20``, 2026-12-05): rape by force or by the victim's
 helplessness (drugged, drunk, asleep, mentally disabled), a girl "不满十四岁"; food treated with non-food
-substances; an office held ("任…所长") and rules broken or powers exceeded by it; 293's
+substances; an office held ("在任…所长") and rules broken or powers exceeded by it; 293's
 motives (逞强耍横, 寻求刺激) and a beating or smashing "无故"; a snatch "趁…不备"; a theft while the owner looked
 away; a fraud's goods "骗走"; a sale the next sentence identifies as a drug, a drug deal closed, drugs carried to
 another city. And 347's item "以暴力抗拒检查、拘留、逮捕" now needs the inspection or arrest that was resisted, not
@@ -100,6 +100,8 @@ ALTERNATIVES = re.compile(r"或|、")
 # "是否同时构成其他犯罪", "是否对单位判处罚金"): the facts cannot show them, so they are never supported.
 NOT_AN_ELEMENT = re.compile(r"^是否(?:应当|可以)?(?:处|判处|并处|单处|同时构成|依照|对单位判处|从重处罚|从轻|减轻|免除)")
 
+# The drugs facts name most (the patterns below name them beside 毒品 where they need it)
+DRUGS = r"甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮"
 SEAL_MADE = r"(?:私刻|私自刻制|刻制|仿刻|找人刻|让.{0,6}?刻)[^。]{0,20}?(?:印章|公章|专用章|印鉴)"
 
 # Expressions the element check adds to a lexicon concept (courts' usual wording of the element).
@@ -110,12 +112,12 @@ ELEMENT_EXPRESSIONS = {
              r"(?:拿走|带走|取走|揣|塞入|装入|推走|开走|骑走)"),
     "虚构事实": r"骗走",
     "伤害他人": r"致.{0,4}伤|轻伤|重伤|伤害|打伤|砍伤|刺伤|损伤|伤势",
-    "贩卖毒品": (r"(?:贩卖|出售|卖给|售给).{0,30}?(?:毒品|甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮|大麻|吗啡)"
-                r"|(?:毒品|甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮).{0,30}?(?:贩卖|出售|卖给|售给)"
+    "贩卖毒品": (r"(?:贩卖|出售|卖给|售给).{0,30}?(?:毒品|" + DRUGS + r"|大麻|吗啡)"
+                r"|(?:毒品|" + DRUGS + r").{0,30}?(?:贩卖|出售|卖给|售给)"
                 # a sale of something the next sentences identify as a drug; a deal "closed" on drugs
                 r"|(?:卖给|售给|出售给)[^。]{0,40}?(?:。[^。]{0,100}?)?(?:检出|检测出|检验出|鉴定为|均为|系)(?:毒品)?"
-                r"(?:甲基苯丙胺|海洛因|冰毒|氯胺酮|麻古)|成交毒品|毒品[^。]{0,6}?成交"),
-    "运输毒品": r"(?:毒品|甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮)[^。]{0,30}?(?:运往|运送|运至|运到|带回|带往)|体内藏毒|人体藏毒",
+                r"(?:" + DRUGS + r")|成交毒品|毒品[^。]{0,6}?成交"),
+    "运输毒品": r"(?:毒品|" + DRUGS + r")[^。]{0,30}?(?:运往|运送|运至|运到|带回|带往)|体内藏毒|人体藏毒",
     "性侵害": r"抚摸|摸.{0,6}?(?:胸|下体|阴部|臀)|亲吻|搂抱|脱.{0,4}?(?:裤|衣)",
     "非法采伐捕猎": r"猎捕|捕猎|捕捉|捕获|网捕|电捕|收购.{0,10}?(?:树|木|皮|植物)",
     # killing: the act and its result as items name them ("剥夺他人生命", "造成…死亡") and as facts state them
