@@ -94,6 +94,9 @@ WINDOW = 3  # sentences a conjunction of concepts may span
 # 生产销售食品药品) names nothing, so that it can neither stand for nor swallow the concepts inside it.
 NAMED_MAX_CHARS = 10
 GENERIC = frozenset({"公私财物", "人身", "故意", "以非法占有为目的", "社会管理秩序", "公共安全"})
+# Concepts naming only what an act is done to ("财物", "财产"): an item naming nothing else ("是否使公私财产遭受重大
+# 损失", "是否转移已被司法机关查封的财产") asks about the act, which a mention of property does not show.
+OBJECTS = frozenset({"公私财物"})
 SCAFFOLD = frozenset({"是否", "属于", "行为", "行为人", "其他", "或者", "以及", "并且", "情节", "严重", "构成", "被告人"})
 ALTERNATIVES = re.compile(r"或|、")
 # Items about the sentence or the classification, not about the conduct ("是否处三年以下有期徒刑",
@@ -320,7 +323,7 @@ class ElementChecker:
         named = []
         for label, pattern, shown in CONCEPTS:
             spans = [m.span() for m in pattern.finditer(text) if 0 < m.end() - m.start() <= NAMED_MAX_CHARS]
-            if spans and not (specific and label in GENERIC):
+            if spans and not (specific and label in GENERIC) and label not in OBJECTS:
                 named.append((spans, label, shown))
 
         def inside(a, b):  # every span of a lies within a span of b, and b is wider somewhere
