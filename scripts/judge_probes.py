@@ -124,7 +124,7 @@ def refusals(run: int, baseline: int) -> Counter:
 def auditor_relative(rows_path: str) -> None:
     import numpy as np
 
-    from training.auditor import _boosting, _held_out, _thresholds, load_rows, row_weights
+    from training.auditor import _boosting, _held_out, _probability, _thresholds, load_rows, row_weights
     from worker.agents.stages.auditor.signals import FEATURES
 
     rows = load_rows(Path(rows_path))
@@ -145,7 +145,7 @@ def auditor_relative(rows_path: str) -> None:
     held = np.array([_held_out(r["case"]) for r in rows])
     held_rows = [r for r, h in zip(rows, held) if h]
     for name, M in (("the Auditor's signals", X), ("… and relative to the other candidates", np.hstack([X, R]))):
-        p = _boosting(M[~held], y[~held], w[~held]).predict_proba(M)[:, 1]
+        p = _probability(_boosting(M[~held], y[~held], w[~held]), M)
         first = [max(m, key=lambda i: p[i]) for m in units.values() if held[m[0]] and y[m].any()]
         accuracy, threshold, multi = _thresholds(held_rows, p[held])
         print(f"{name:<42} gold first {100 * np.mean(y[first]):.1f} % of {len(first)}; exact articles "

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from worker.agents.models.trees import LEAF, TreeEnsemble
+from worker.agents.models.trees import ARRAYS, LEAF, TreeEnsemble
 
 
 def ensemble_of(gb, X_check: np.ndarray, raw: Callable[[np.ndarray], np.ndarray], *, atol: float = 1e-6) -> TreeEnsemble:
@@ -46,3 +46,24 @@ def ensemble_of(gb, X_check: np.ndarray, raw: Callable[[np.ndarray], np.ndarray]
     if diff > atol:
         raise AssertionError(f"numpy inference of the trees differs from scikit-learn by {diff:.3g}")
     return ensemble
+
+
+def averaged(ensembles: Sequence[TreeEnsemble]) -> TreeEnsemble:
+    """One ensemble whose output is the mean of ``ensembles``' outputs: their trees side by side, each value
+    divided by their number, and the mean of their intercepts. The path decomposition still adds up: each
+    tree's changes are scaled alike."""
+    if not ensembles:
+        raise ValueError("nothing to average")
+    k = len(ensembles)
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in ARRAYS}
+    offset = 0
+    for e in ensembles:
+        parts["tree_feature"].append(e.tree_feature)
+        parts["tree_threshold"].append(e.tree_threshold)
+        parts["tree_left"].append(np.where(e.tree_left >= 0, e.tree_left + offset, -1))
+        parts["tree_right"].append(np.where(e.tree_right >= 0, e.tree_right + offset, -1))
+        parts["tree_value"].append(e.tree_value / k)
+        parts["tree_roots"].append(e.tree_roots + offset)
+        offset += len(e.tree_feature)
+    return TreeEnsemble(n_features=ensembles[0].n_features, intercept=float(np.mean([e.intercept for e in ensembles])),
+                        **{name: np.concatenate(arrays) for name, arrays in parts.items()})

@@ -420,19 +420,49 @@ def test_the_auditor_learns_thresholds_and_explains_its_decisions(tmp_path, kind
         ArticleAuditor.load(tmp_path / "a")
 
 
-def test_the_trees_pass_at_the_threshold_chosen_on_the_development_split_and_report_the_rows_choice():
-    from training.auditor import PASS_THRESHOLD, THRESHOLDS
+def test_the_trees_pass_and_add_at_the_thresholds_chosen_on_the_development_split_and_report_the_rows_choice():
+    from training.auditor import MULTI_THRESHOLD, PASS_THRESHOLD, THRESHOLDS
 
     rows = _rows()
     trees, report = fit_auditor(rows, kind="boosted")
-    assert trees.threshold == PASS_THRESHOLD == 0.1
-    assert report["threshold"] == PASS_THRESHOLD and report["rows_threshold"] in THRESHOLDS
+    assert (trees.threshold, trees.multi_threshold) == (PASS_THRESHOLD, MULTI_THRESHOLD) == (0.1, 0.8)
+    assert report["threshold"] == PASS_THRESHOLD and report["multi_threshold"] == MULTI_THRESHOLD
+    assert report["rows_threshold"] in THRESHOLDS and report["rows_multi_threshold"] in THRESHOLDS
     # None: the rows choose, as the logistic kind (a corpus too small for trees) always does
-    learned, report = fit_auditor(rows, kind="boosted", pass_threshold=None)
-    assert learned.threshold in THRESHOLDS and "rows_threshold" not in report
-    logistic, report = fit_auditor(rows, kind="logistic", pass_threshold=0.1)
-    assert logistic.threshold == fit_auditor(rows, kind="logistic", pass_threshold=None)[0].threshold
+    learned, report = fit_auditor(rows, kind="boosted", pass_threshold=None, multi_threshold=None)
+    assert learned.threshold in THRESHOLDS and learned.multi_threshold in THRESHOLDS and "rows_threshold" not in report
+    assert (learned.threshold, learned.multi_threshold) == (report["threshold"], report["multi_threshold"])
+    logistic, report = fit_auditor(rows, kind="logistic", pass_threshold=0.1, multi_threshold=0.8)
+    rows_choice = fit_auditor(rows, kind="logistic", pass_threshold=None, multi_threshold=None)[0]
+    assert (logistic.threshold, logistic.multi_threshold) == (rows_choice.threshold, rows_choice.multi_threshold)
     assert "rows_threshold" not in report
+
+
+def test_the_trees_are_the_mean_of_one_fit_per_seed():
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    from training.auditor import BOOSTING, SEEDS, _boosting, _probability
+    from training.trees import averaged, ensemble_of
+
+    rows = _rows()
+    X = np.array([[r["signals"][f] for f in FEATURES] for r in rows])
+    y = np.array([r["label"] for r in rows])
+    fits = _boosting(X, y, row_weights(rows))
+    assert len(fits) == len(SEEDS) >= 3 and len({gb.random_state for gb in fits}) == len(SEEDS)
+    one = [gb.decision_function(X) for gb in fits]
+    assert not np.allclose(one[0], one[1])  # the seeds give different trees (each on 80 % of the rows)
+    trees = averaged([ensemble_of(gb, X, gb.decision_function) for gb in fits])
+    assert np.allclose(trees.raw(X), np.mean(one, axis=0), atol=1e-6)
+    assert np.allclose(1 / (1 + np.exp(-trees.raw(X))), _probability(fits, X), atol=1e-6)
+    # the path decomposition of the averaged trees still adds up to their output
+    assert trees.contributions(X[0]).sum() == pytest.approx(trees.raw(X[:1])[0] - trees.intercept, abs=1e-6)
+    # and the Auditor fitted from the rows holds those trees
+    model, report = fit_auditor(rows, kind="boosted")
+    assert report["seeds"] == list(SEEDS) and "random_state" not in report["boosting"]
+    assert np.allclose(model.log_odds([r["signals"] for r in rows]), trees.raw(X), atol=1e-6)
+    assert isinstance(fits[0], GradientBoostingClassifier) and fits[0].n_estimators == BOOSTING["n_estimators"]
+    with pytest.raises(ValueError):
+        averaged([])
 
 
 def test_a_logistic_auditor_of_format_1_still_loads(tmp_path):
