@@ -113,13 +113,17 @@ def test_a_mention_of_property_shows_no_item_that_names_nothing_but_property():
     # "财物", "物品", "财产" name what an act is done to: the loss, the explosives or the concealment an item asks
     # about is not shown by them; an item naming the act as well is still shown by the act
     items = {"loss": "是否使公私财产遭受重大损失", "explosives": "是否非法携带爆炸性物品",
-             "concealed": "是否转移已被司法机关查封、扣押、冻结的财产", "theft": "是否秘密窃取公私财物"}
+             "concealed": "是否转移已被司法机关查封、扣押、冻结的财产", "theft": "是否秘密窃取公私财物",
+             "snatch": "是否乘人不备公然夺取他人财物"}  # the demo's 267: "乘人不备…夺取" names the snatch itself
     _assert_shown(items,
-                  shows=[("被告人趁店主不注意，从柜台内窃取手机一部，价值3000元。", "theft")],
+                  shows=[("被告人趁店主不注意，从柜台内窃取手机一部，价值3000元。", "theft"),
+                         ("被告人趁被害人不备，一把抢过其手中的手机后逃跑。", "snatch")],
                   does_not_show=[("被告人驾车与被害人的电动车相撞，致被害人轻伤，车上财物散落。", "loss"),
                                  ("被告人随身携带的物品中有一把水果刀。", "explosives"),
                                  ("被告人将家中财产登记在妻子名下。", "concealed"),
-                                 ("被告人与被害人因财产纠纷发生争吵。", "theft")])
+                                 ("被告人与被害人因财产纠纷发生争吵。", "theft"),
+                                 ("被告人趁店主不备，从柜台内偷走手机一部。", "snatch"),
+                                 ("被告人与被害人争吵，拿走被害人的财物。", "snatch")])
 
 
 def _assert_shown(items: dict[str, str], shows: list, does_not_show: list) -> None:
