@@ -126,6 +126,16 @@ def test_a_mention_of_property_shows_no_item_that_names_nothing_but_property():
                                  ("被告人与被害人争吵，拿走被害人的财物。", "snatch")])
 
 
+def test_a_blood_alcohol_test_of_80_mg_or_more_shows_drunk_driving_and_driving_alone_does_not():
+    items = {"drunk": "是否血液酒精含量达到80毫克/100毫升以上"}
+    _assert_shown(items,
+                  shows=[("被告人驾驶小型轿车被查获，经检测其血液酒精含量为每百毫升186毫克。", "drunk"),
+                         ("经鉴定其血液中乙醇含量为112mg/100ml。", "drunk"),
+                         ("经检验，每100毫升血液中含乙醇85毫克。", "drunk")],
+                  does_not_show=[("被告人驾驶轿车闯红灯，与电动车相撞，致一人轻伤。", "drunk"),
+                                 ("经检测其血液酒精含量为每百毫升79.5毫克。", "drunk")])
+
+
 def _assert_shown(items: dict[str, str], shows: list, does_not_show: list) -> None:
     """Each (facts, key) of ``shows`` shows the item ``items[key]``; none of ``does_not_show`` does."""
     checker = ElementChecker.from_items(list(items.values()), tokenize=lambda text: [text])
