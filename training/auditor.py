@@ -51,9 +51,9 @@ THRESHOLDS = tuple(round(x, 2) for x in np.arange(0.05, 0.96, 0.05))
 # earlier round), so a judgment still needs P >= 0.1: below it the clerk gets insufficient_evidence.
 PASS_THRESHOLD = 0.1
 # The trees' further-charge threshold, chosen on the development split's pipeline too (docs/RESULTS.md, ninth round).
-# The rows chose 0.5 to 0.6, and the further charges so added were right in about 3 of 10 defendants (run 339: 14 of 63);
-# from 0.5 to 1.0 in steps the split's charges went 66.3, 66.6, 67.2, 67.7, 67.8, 67.7, 68.1, 67.8, 68.1. 0.8 is the
-# lowest threshold at the best: a further charge is still given where the Auditor is that sure of it.
+# The rows chose 0.5 to 0.6, and the further charges so added were right for about 3 defendants in 10 (run 339: 14
+# of 63); from 0.5 to 1.0 in steps the split's charges went 66.3, 66.6, 67.2, 67.7, 67.8, 67.7, 68.1, 67.8, 68.1.
+# 0.8 is the lowest threshold at the best: a further charge is still given where the Auditor is that sure of it.
 MULTI_THRESHOLD = 0.8
 KINDS = ("boosted", "logistic")
 # Trees need rows: below this many training cases (a demo corpus of 65 cases) the logistic kind is fitted
