@@ -65,6 +65,8 @@ def ensure_judging_corpus() -> None:
         else:
             _trained.update({kind: Path(v.artefact_dir)
                              for kind, v in statistical_models_train(cases=DEMO / "cases.jsonl",
+                                                                     statutes=DEMO / "statutes.jsonl",
+                                                                     checklists=DEMO / "checklists.jsonl",
                                                                      extra_args=["--no-dev-split"]).items()})
 
 
