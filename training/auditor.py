@@ -41,6 +41,7 @@ from sklearn.linear_model import LogisticRegression
 
 from training.trees import averaged, ensemble_of
 from worker.agents.models.auditor import ArticleAuditor
+from worker.agents.models.textmodel import sigmoid
 from worker.agents.stages.auditor.signals import FEATURES, GROUPS
 
 THRESHOLDS = tuple(round(x, 2) for x in np.arange(0.05, 0.96, 0.05))
@@ -129,7 +130,7 @@ def _boosting(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> list[GradientBoost
 
 def _probability(fits: Sequence[GradientBoostingClassifier], X: np.ndarray) -> np.ndarray:
     """The probability of the fits' mean log-odds (what the averaged trees give)."""
-    return 1.0 / (1.0 + np.exp(-np.mean([gb.decision_function(X) for gb in fits], axis=0)))
+    return sigmoid(np.mean([gb.decision_function(X) for gb in fits], axis=0))
 
 
 def fit_auditor(rows: Sequence[dict[str, Any]], *, C: float = 1.0, features: Sequence[str] = FEATURES,

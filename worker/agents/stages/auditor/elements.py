@@ -105,6 +105,8 @@ NOT_AN_ELEMENT = re.compile(r"^是否(?:应当|可以)?(?:处|判处|并处|单�
 
 # The drugs facts name most (the patterns below name them beside 毒品 where they need it)
 DRUGS = r"甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮"
+# What a snatch does to the thing taken
+SNATCHED = r"抢走|夺走|夺下|拽走|抢下|抢过|夺取"
 SEAL_MADE = r"(?:私刻|私自刻制|刻制|仿刻|找人刻|让.{0,6}?刻)[^。]{0,20}?(?:印章|公章|专用章|印鉴)"
 
 # Expressions the element check adds to a lexicon concept (courts' usual wording of the element).
@@ -135,7 +137,7 @@ ELEMENT_EXPRESSIONS = {
                    r"|厅长|院长|庭长|检察官|法官|民警|辅警|税收管理员|干部)"
                    r"|系[^。，]{0,24}?(?:局|所|队|办事处|派出所|政府)的?(?:局长|所长|科长|民警|辅警|协警|协管员|执法人员)"),
     "敲诈勒索": r"(?:要挟|威胁|恐吓|扬言).{0,40}?(?:索要|索取|勒索)|索要.{0,16}?(?:元|财物)",
-    "抢夺": r"(?:乘|趁)[^。]{0,24}?不备.{0,16}?(?:抢走|夺走|夺下|拽走|抢下|抢过|夺取)|趁机.{0,6}?(?:抢走|夺走|夺下|拽走|抢下|抢过|夺取)",
+    "抢夺": r"(?:乘|趁)[^。]{0,24}?不备.{0,16}?(?:" + SNATCHED + r")|趁机.{0,6}?(?:" + SNATCHED + r")",
     # a child as facts give one: by age under fourteen ("3周岁", "六岁女童")
     "被害人为未成年人": (r"(?<![0-9])(?:[1-9]|1[0-3])周?岁(?![0-9])|[一二三四五六七八九十]{1,2}岁的?(?:女童|男童|女孩|男孩|孩子)"
                       r"|女童|男童|幼儿|(?:不满|未满|未达)十四周?岁"),
