@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import get_language, gettext_lazy
 
 from apps.cases.models import RESULT_STATUS_LABELS
-from apps.cases.reasons import reason_render
+from apps.cases.reasons import judgment_render, reason_render
 from apps.graph.labels import NODE_COLOURS, legend, relation_label
 from apps.registry.selectors import model_scores
 from worker.agents.graph_types import Term
@@ -457,7 +457,7 @@ def evidence_context(stored: dict | None) -> dict:
         "status": status,
         "status_label": RESULT_STATUS_LABELS.get(status, status),
         "ok": status == "judged",
-        "message": judgment.message if judgment else "",
+        "message": judgment_render(judgment.why, judgment.message) if judgment else "",
         "focus": focus,
         "features": research.features,
         "query_text": research.query_text,
@@ -579,7 +579,7 @@ def outcome_view(stored: dict | None) -> dict:
     term = _term_of(judgment.term if judgment else None)
     return {
         "status": status, "status_label": RESULT_STATUS_LABELS.get(status, status), "ok": status == "judged",
-        "message": judgment.message if judgment else "",
+        "message": judgment_render(judgment.why, judgment.message) if judgment else "",
         "charges": list(judgment.charges) if judgment else [],
         "articles": [{"key": k, "label": labels.get(k, k), "anchor": f"art-{k}"}
                      for k in (judgment.article_keys if judgment else [])],

@@ -88,6 +88,41 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
     codes.PRUNED_CASE: Sentence(gettext_lazy("None of this precedent's articles or charges was verified.")),
     codes.PRUNED_CHARGE: Sentence(gettext_lazy("No article defining this charge was verified.")),
     codes.PRUNED_BY_REVIEWER: Sentence(gettext_lazy("Excluded by the reviewer: %(reason)s")),
+    codes.JUDGMENT_NO_CANDIDATE: Sentence(gettext_lazy("The Researcher agent found no candidate article.")),
+    codes.JUDGMENT_NOTHING_VERIFIED: lambda v: (
+        Sentence(gettext_lazy("The Auditor agent verified no candidate article.")) if "label" not in v
+        else Sentence(gettext_lazy("The Auditor agent verified no candidate article; the most probable, %(label)s, "
+                                   "has none of its %(total)s elements shown by the facts."),
+                      gettext_lazy("score %(p)s")) if not v.get("shown")
+        else Sentence(gettext_lazy("The Auditor agent verified no candidate article; the most probable, %(label)s, "
+                                   "has %(shown)s of its %(total)s elements shown, but its score is below the "
+                                   "Auditor agent's threshold."), gettext_lazy("score %(p)s"))),
+    codes.JUDGMENT_NO_CHARGE: Sentence(gettext_lazy("No verified article defines a charge.")),
+    codes.JUDGMENT_UNRESOLVED: lambda v: (
+        Sentence(gettext_lazy("The reasoning cites evidence %(citations)s, which is not among the verified evidence."))
+        if v.get("citations") else Sentence(gettext_lazy("The reasoning cites no evidence."))),
+    codes.JUDGMENT_MALFORMED: Sentence(gettext_lazy("The reasoning has malformed citations: %(citations)s.")),
+    codes.JUDGMENT_UNVERIFIED: Sentence(gettext_lazy("The judgment cites articles the Auditor agent did not verify: "
+                                                     "%(articles)s.")),
+    codes.JUDGMENT_NOT_IN_FORCE: Sentence(gettext_lazy("%(articles)s was not in force on %(date)s.")),
+    codes.JUDGMENT_STRAY_CHARGES: lambda v: (
+        Sentence(gettext_lazy("No verified article defines the charge(s) %(charges)s.")) if v.get("charges")
+        else Sentence(gettext_lazy("The judgment names no charge."))),
+    codes.JUDGMENT_TERM_CAPPED: lambda v: (
+        Sentence(gettext_lazy("Term capped at %(months)s months, the maximum of combined punishment (Article 69); "
+                              "the term model estimated %(predicted)s months.")) if v.get("basis") == "combined"
+        else Sentence(gettext_lazy("Term capped at %(months)s months, the statutory maximum of the verified articles; "
+                                   "the term model estimated %(predicted)s months."))),
+    codes.JUDGMENT_DEATH_NOT_PROVIDED: lambda v: (
+        Sentence(gettext_lazy("The verified articles do not provide the death penalty; life imprisonment instead."))
+        if v.get("life")
+        else Sentence(gettext_lazy("The verified articles do not provide the death penalty; %(months)s months instead."))),
+    codes.JUDGMENT_LIFE_NOT_PROVIDED: Sentence(gettext_lazy("The verified articles do not provide life imprisonment; "
+                                                            "%(months)s months instead.")),
+    codes.JUDGMENT_STAGE_FAILED: Sentence(gettext_lazy("The %(stage)s stage failed."), gettext_lazy("%(detail)s")),
+    codes.JUDGMENT_NO_CLASSIFIER: Sentence(gettext_lazy("No charge classifier has been trained.")),
+    codes.JUDGMENT_CLASSIFIER_ONLY: Sentence(gettext_lazy("Evaluation baseline: the trained classifiers alone, "
+                                                          "without retrieval, audit or evidence.")),
 }
 
 
@@ -150,8 +185,10 @@ def _values(why: dict) -> dict:
             out[key] = _number(value)
         elif key == "signals":  # the kinds of evidence that carried an article decision, with their weight
             out[key] = signals_render(value)
-        elif key in ("features", "items"):
+        elif key in ("features", "items", "articles", "charges"):
             out[key] = "、".join(str(v) for v in value or [])
+        elif key == "citations":
+            out[key] = " ".join(f"[{v}]" if isinstance(v, int) else str(v) for v in value or [])
         elif key == "outcome":
             out[key] = gettext("applies") if value else gettext("does not apply")
         elif key == "auditor":
@@ -169,7 +206,7 @@ def reason_render(why: dict | None, fallback: str = "") -> dict:
     if entry is None:
         return {"text": fallback, "detail": "", "quote": "", "known": False}
     values = _values(why)
-    sentence = entry(values | {k: why[k] for k in ("satisfied", "verdict", "applies", "reason") if k in why}) \
+    sentence = entry(values | {k: why[k] for k in ("satisfied", "verdict", "applies", "reason", "life") if k in why}) \
         if callable(entry) else entry
     try:
         text = str(sentence.text) % values
@@ -180,3 +217,12 @@ def reason_render(why: dict | None, fallback: str = "") -> dict:
     except (KeyError, TypeError, ValueError):
         detail = ""
     return {"text": text, "detail": detail, "quote": fallback if code in QUOTED else "", "known": True}
+
+
+def judgment_render(why: list | None, fallback: str = "") -> str:
+    """A judgment's reasons (why there is none, what changed in it) as one line in the page language; the
+    pipeline's English message when a reason is unknown or there is none (a bundle stored before the codes)."""
+    texts = [reason_render(w, "") for w in why or []]
+    if not texts or not all(t["known"] for t in texts):
+        return fallback
+    return " ".join(t["text"] for t in texts)

@@ -12,7 +12,7 @@ from django.utils.cache import get_conditional_response, patch_cache_control
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Prefetch
+from django.db.models import F, Prefetch
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -23,6 +23,7 @@ from apps.accounts.permissions import role_required
 from apps.cases.forms import ApiTokenForm, ApiTokenIssueForm, CaseEditForm, CaseFilterForm, CaseForm, RunForm
 from apps.cases.models import Case, DefendantResult
 from apps.cases.evidence import evidence_part, evidence_view, term_label
+from apps.cases.reasons import judgment_render
 from apps.cases.selectors import (
     case_get_for,
     case_search,
@@ -287,10 +288,10 @@ def _run_context(run, user) -> dict:
 
     review = review_outcomes([run.pk]).get(run.pk)
     results = []
-    for r in run.results.defer("bundle"):
+    for r in run.results.defer("bundle").annotate(why=F("bundle__judgment__why")):
         reviewed = (review or {}).get("results", {}).get(r.pk) if review and review["decision"] else None
         results.append({"result": r, "term": term_label(r.term_months, r.life, r.death) if r.judged else "",
-                        "reviewed": reviewed})
+                        "reviewed": reviewed, "message": judgment_render(r.why, r.message)})
     return {"run": run, "progress": run_progress(run=run), "results": results, "review": review,
             "attempts": run.attempts.all(), "finished": run.finished, "can_edit": user.has_role(Role.STAFF),
             "can_review": user.has_role(Role.REVIEWER)}

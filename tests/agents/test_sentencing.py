@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from worker.agents import reasons
 from worker.agents.graph_types import Term
-from worker.agents.models.sentencing import Ceiling, StatutoryRange, cap_term, ceiling_for, statutory_range
+from worker.agents.models.sentencing import (COMBINED, MAXIMUM, Ceiling, StatutoryRange, cap_term, ceiling_for,
+                                              statutory_range)
 from worker.agents.stages.verification import verify_judgment
 from worker.agents.testing.fixtures import tiny_legal_graph
 from worker.agents.types import Judgment, Status
@@ -89,9 +91,16 @@ def test_the_ceiling_of_one_charge_is_its_maximum_and_several_charges_follow_art
     (Term(death=True), Ceiling(180, True, True, "x"), Term(death=True)),
 ])
 def test_a_term_is_brought_within_the_ceiling_and_says_so(term, ceiling, expected):
-    capped, note = cap_term(term, ceiling)
+    capped, note, why = cap_term(term, ceiling)
     assert capped == expected
-    assert bool(note) == (capped != term)
+    assert bool(note) == (capped != term) == bool(why)
+
+
+def test_a_capped_term_gives_its_reason_as_a_code_with_its_values():
+    _term, _note, why = cap_term(Term(months=12), Ceiling(6, False, False, MAXIMUM))
+    assert why == {"code": reasons.JUDGMENT_TERM_CAPPED, "months": 6, "predicted": 12, "basis": "maximum"}
+    _term, _note, why = cap_term(Term(life=True), Ceiling(240, False, False, COMBINED))
+    assert why == {"code": reasons.JUDGMENT_LIFE_NOT_PROVIDED, "months": 240, "basis": "combined"}
 
 
 def _theft_bundle():
@@ -111,6 +120,8 @@ def test_the_verifier_caps_a_term_beyond_the_verified_article_and_records_it(ter
     assert checked.status == Status.JUDGED
     assert checked.term == Term(months=120)
     assert "120 months" in checked.message
+    assert checked.why[-1]["code"] in {reasons.JUDGMENT_TERM_CAPPED, reasons.JUDGMENT_LIFE_NOT_PROVIDED,
+                                       reasons.JUDGMENT_DEATH_NOT_PROVIDED} and checked.why[-1]["months"] == 120
     # the term basis keeps how the term was made and says where it was capped
     assert checked.term_basis["capped"] == {"months": 120, "life": False, "death": False}
     assert checked.term_basis["term"] == bundle.judgment.term_basis["term"]
@@ -121,6 +132,7 @@ def test_a_term_within_the_range_passes_unchanged():
     within = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=8), "message": ""})
     checked = verify_judgment(within, bundle.audit, bundle.case)
     assert checked.term == Term(months=8) and checked.message == "" and "capped" not in checked.term_basis
+    assert checked.why == []
 
 
 def test_the_term_is_pulled_towards_the_median_term_of_the_verified_precedents_of_the_charge():

@@ -4,7 +4,7 @@ pipeline writes has a sentence; an unknown code or unusable values fall back to 
 import pytest
 from django.utils import translation
 
-from apps.cases.reasons import SENTENCES, reason_render, signals_render
+from apps.cases.reasons import SENTENCES, judgment_render, reason_render, signals_render
 from worker.agents import reasons
 
 
@@ -70,3 +70,36 @@ def test_an_unknown_code_or_broken_values_fall_back_to_the_free_text():
     assert reason_render(None, "free text") == {"text": "free text", "detail": "", "quote": "", "known": False}
     broken = reason_render({"code": reasons.ARTICLE_NOT_IN_FORCE}, "fallback")  # no label, no date
     assert broken["text"] == "fallback" and not broken["known"]
+
+
+@pytest.mark.parametrize("why, words", [
+    ([reasons.why(reasons.JUDGMENT_NOTHING_VERIFIED, label="第二百六十七条", shown=2, total=4, p=0.27)],
+     "可能性最大的第二百六十七条，4 项要件中有 2 项有表述，但其得分低于核验智能体的阈值"),
+    ([reasons.why(reasons.JUDGMENT_NOTHING_VERIFIED, label="第二百六十三条", shown=0, total=3, p=0.05)],
+     "其 3 项要件在案件事实中均无表述"),
+    ([reasons.why(reasons.JUDGMENT_NOTHING_VERIFIED)], "核验智能体未核验通过任何候选法条。"),
+    ([reasons.why(reasons.JUDGMENT_NO_CANDIDATE)], "检索智能体未找到候选法条"),
+    ([reasons.why(reasons.JUDGMENT_TERM_CAPPED, months=6, predicted=12, basis="maximum")],
+     "刑期以经核验法条的法定最高刑 6 个月为限；刑期模型的估计为 12 个月"),
+    ([reasons.why(reasons.JUDGMENT_TERM_CAPPED, months=240, predicted=310, basis="combined")], "数罪并罚（第六十九条）"),
+    ([reasons.why(reasons.JUDGMENT_DEATH_NOT_PROVIDED, life=True)], "改为无期徒刑"),
+    ([reasons.why(reasons.JUDGMENT_UNRESOLVED, citations=[4, 7])], "[4] [7]"),
+    ([reasons.why(reasons.JUDGMENT_UNRESOLVED, citations=[])], "未引用任何证据"),
+    ([reasons.why(reasons.JUDGMENT_STRAY_CHARGES, charges=["抢劫罪", "盗窃罪"])], "抢劫罪、盗窃罪"),
+    ([reasons.why(reasons.JUDGMENT_NOT_IN_FORCE, articles=["第一百三十三条之一"], date="2010-01-01")], "2010-01-01"),
+    # two reasons: one line, in order
+    ([reasons.why(reasons.JUDGMENT_CLASSIFIER_ONLY), reasons.why(reasons.JUDGMENT_TERM_CAPPED, months=6, predicted=9,
+                                                                  basis="maximum")], "评测基线"),
+])
+def test_a_judgments_reasons_read_in_the_page_language(compiled_catalogs, why, words):
+    english = "the Auditor verified no candidate article; the most probable, 267, was not verified: P = 0.27"
+    with translation.override("zh-hans"):
+        text = judgment_render(why, english)
+    assert words in text and "Auditor" not in text and "P =" not in text
+
+
+def test_a_judgment_without_codes_or_with_an_unknown_one_keeps_the_pipelines_message():
+    assert judgment_render([], "classifier_only baseline") == "classifier_only baseline"
+    assert judgment_render(None, "") == ""
+    known_and_unknown = [reasons.why(reasons.JUDGMENT_NO_CHARGE), {"code": "judgment.future", "x": 1}]
+    assert judgment_render(known_and_unknown, "free text") == "free text"

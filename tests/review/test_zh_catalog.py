@@ -138,3 +138,27 @@ def test_the_checker_finds_an_untranslated_string():
     html = '<p>已裁判</p><p>Pruned by the Auditor</p><details class="analysis"><summary>分析细节</summary>score 0.3</details>'
     assert [w for w, _ in english_words(html, set())] == ["Pruned", "the", "Auditor"]
     assert english_words('<details class="analysis"><summary>Analysis</summary></details>', set()) == [("Analysis", "Analysis")]
+
+
+def test_a_refusal_reads_in_chinese_on_the_run_and_evidence_pages(personas, judging_corpus, compiled_catalogs):
+    """A defendant the pipeline gives no judgment: the page says why in Chinese (the English message the pipeline
+    writes for the logs and the API stays out of it)."""
+    import datetime as dt
+
+    from apps.cases.services.cases import case_create
+    from apps.cases.services.runs import judgment_execute
+    from tests.cases.conftest import make_run
+
+    case = case_create(user=personas.staff_a, team=personas.team_a, offence_date=dt.date(2019, 3, 2), defendants=["孙某"],
+                       facts="2019年3月2日，被告人孙某在某公园散步时与邻居闲谈，随后回家。", title="孙某散步案")
+    run = make_run(case, personas.staff_a)
+    assert judgment_execute(run_id=run.pk, worker="test") == "done"
+    result = run.results.get()
+    assert result.status != "judged" and result.message, "the pipeline refused, and says why"
+    assert result.bundle["judgment"]["why"], "with a reason code"
+    client = personas.client(personas.staff_a, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    for url in (reverse("cases:run_detail", args=[run.pk]), reverse("cases:result_detail", args=[run.pk, 0])):
+        html = client.get(url).content.decode()
+        assert result.message not in html
+        assert "核验智能体未核验通过任何候选法条" in html or "检索智能体未找到候选法条" in html, url
+        assert not english_words(html, _data_words(personas, run)), url

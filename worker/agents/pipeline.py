@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from worker.agents import reasons
 from worker.agents.names import ABLATIONS
 from worker.agents.ports import GraphStore, Retriever
 from worker.agents.stages import Progress, StageClock
@@ -73,10 +74,11 @@ class Params:
 class StageFailure(Exception):
     """A strategy could not finish a stage; carries the explicit status to report."""
 
-    def __init__(self, status: Status, message: str):
-        super().__init__(message)
+    def __init__(self, status: Status, stage: str, detail: str):
+        super().__init__(f"{stage}: {detail}")
         self.status = status
-        self.message = message
+        self.message = f"{stage}: {detail}"
+        self.why = reasons.why(reasons.JUDGMENT_STAGE_FAILED, stage=stage, detail=detail)
 
 
 def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: GraphStore, retriever: Retriever,
@@ -107,18 +109,20 @@ def adjudicate(case: CaseInput, defendant: str, *, strategy: Strategy, graph: Gr
                                       intents=strategy.intent_classifier, expand=strategy.expand_keywords,
                                       **_research_choices(strategy, researcher))
         if not bundle.research.candidate_articles:
-            bundle.judgment = Judgment(status=Status.NO_EVIDENCE, message="retrieval found no candidate article")
+            bundle.judgment = Judgment(status=Status.NO_EVIDENCE, message="retrieval found no candidate article",
+                                       why=[reasons.why(reasons.JUDGMENT_NO_CANDIDATE)])
             return bundle
         bundle.audit = clock.stage("auditor", strategy, audit, case, focus, bundle.research, strategy, graph=graph, params=params,
                                    progress=progress)
         if not bundle.audit.verified:
             not_in_force = [a for a in bundle.audit.articles if not a.in_force]
             status = Status.NOT_IN_FORCE if not_in_force and len(not_in_force) == len(bundle.audit.articles) else Status.INSUFFICIENT_EVIDENCE
-            bundle.judgment = Judgment(status=status, message=_nothing_verified(bundle.audit))
+            message, why = _nothing_verified(bundle.audit)
+            bundle.judgment = Judgment(status=status, message=message, why=[why])
             return bundle
         bundle.judgment = judge(case, focus, bundle.audit, bundle.research, strategy=strategy, graph=graph, clock=clock)
     except StageFailure as failure:
-        bundle.judgment = Judgment(status=failure.status, message=failure.message)
+        bundle.judgment = Judgment(status=failure.status, message=failure.message, why=[failure.why])
     finally:
         # Prompts and raw replies, so the run can be replayed and audited.
         bundle.llm_records = list(strategy.records)
@@ -134,15 +138,17 @@ def _research_choices(strategy: Strategy, researcher) -> dict:
             "resolve": strategy.statute_charges_of}
 
 
-def _nothing_verified(result: Audit) -> str:
+def _nothing_verified(result: Audit) -> tuple[str, dict]:
     """Why no judgment: the Auditor verified nothing; the most probable candidate and what it lacked."""
     best = max((a for a in result.articles if a.in_force), key=lambda a: (a.score, -a.article_pk), default=None)
     if best is None:
-        return "the Auditor verified no candidate article"
+        return "the Auditor verified no candidate article", reasons.why(reasons.JUDGMENT_NOTHING_VERIFIED)
     shown = sum(1 for i in best.items if i.satisfied)
     lacked = (f"none of its {len(best.items)} checklist items is shown by the facts" if not shown
               else f"{shown} of its {len(best.items)} checklist items shown, but P = {best.score:.2f} is below the Auditor's threshold")
-    return f"the Auditor verified no candidate article; the most probable, {best.label}, was not verified: {lacked}"
+    return (f"the Auditor verified no candidate article; the most probable, {best.label}, was not verified: {lacked}",
+            reasons.why(reasons.JUDGMENT_NOTHING_VERIFIED, label=best.label, shown=shown, total=len(best.items),
+                        p=round(best.score, 4)))
 
 
 def adjudicate_case(case: CaseInput, **kwargs) -> list[Bundle]:

@@ -45,6 +45,26 @@ PRUNED_CASE = "pruned.case"  # none of the precedent's articles or charges survi
 PRUNED_CHARGE = "pruned.charge"  # no article defining the charge was verified
 PRUNED_BY_REVIEWER = "pruned.reviewer"  # reason
 
+# Judgments ----------------------------------------------------------------------------
+# Why a defendant has no judgment, or what changed in one after the Adjudicator. A Judgment carries a list of these
+# (``Judgment.why``) beside its English ``message``: a judgment may be capped and renamed at once.
+JUDGMENT_NO_CANDIDATE = "judgment.no_candidate"  # retrieval found no candidate article
+# label, shown, total, p: the most probable candidate and what it lacked (no label: no candidate was in force)
+JUDGMENT_NOTHING_VERIFIED = "judgment.nothing_verified"
+JUDGMENT_NO_CHARGE = "judgment.no_charge"  # no verified article defines a charge
+JUDGMENT_UNRESOLVED = "judgment.unresolved_citations"  # citations: the numbers no verified evidence has (empty: none)
+JUDGMENT_MALFORMED = "judgment.malformed_citations"  # citations: the markers that are not a citation
+JUDGMENT_UNVERIFIED = "judgment.unverified_articles"  # articles: cited, but not verified by the Auditor
+JUDGMENT_NOT_IN_FORCE = "judgment.not_in_force"  # articles, date
+JUDGMENT_STRAY_CHARGES = "judgment.stray_charges"  # charges no verified article defines (empty: no charge at all)
+# months, predicted, basis ("maximum": the statutory maximum; "combined": Article 69's combined punishment)
+JUDGMENT_TERM_CAPPED = "judgment.term_capped"
+JUDGMENT_DEATH_NOT_PROVIDED = "judgment.death_not_provided"  # life (True: life instead) or months, basis
+JUDGMENT_LIFE_NOT_PROVIDED = "judgment.life_not_provided"  # months, basis
+JUDGMENT_STAGE_FAILED = "judgment.stage_failed"  # stage, detail: a model call failed (the detail is the error's text)
+JUDGMENT_NO_CLASSIFIER = "judgment.no_classifier"  # no trained charge classifier
+JUDGMENT_CLASSIFIER_ONLY = "judgment.classifier_only"  # the evaluation baseline: the classifiers alone
+
 CODES = frozenset(v for k, v in dict(globals()).items() if k.isupper() and isinstance(v, str) and "." in v)
 
 

@@ -174,8 +174,10 @@ class Judgment:
     reasoning: str = ""
     citations: list[int] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
-    message: str = ""
+    message: str = ""  # English, for developers, logs and the API; the pages read ``why``
     scores: dict[str, float] = field(default_factory=dict)
+    # Why there is no judgment, or what changed in it: [{"code": worker.agents.reasons.JUDGMENT_*, ...values}]
+    why: list[dict] = field(default_factory=list)
     # What the term stands on (worker.agents.models.sentencing.term_basis); empty when the strategy gives none.
     term_basis: dict = field(default_factory=dict)
 
@@ -315,7 +317,7 @@ def judgment_from(data: dict) -> Judgment:
                     citations=[int(n) for n in data.get("citations") or []],
                     evidence=[Evidence(**e) for e in data.get("evidence") or []],
                     message=data.get("message", ""), scores=dict(data.get("scores") or {}),
-                    term_basis=dict(data.get("term_basis") or {}))
+                    why=[dict(w) for w in data.get("why") or []], term_basis=dict(data.get("term_basis") or {}))
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}

@@ -26,6 +26,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from worker.agents import reasons
 from worker.agents.stages.auditor.amounts import TIERS, Standard, largest_amount, yuan_text
 from worker.agents.stages.features import drug_grams, extract_features, where
 from worker.agents.stages.focus import SENTENCE_RE
@@ -103,6 +104,10 @@ def statutory_range(text: str) -> StatutoryRange | None:
     return StatutoryRange(min_months=low, max_months=high, life=life, death=death)
 
 
+MAXIMUM = "statutory maximum"
+COMBINED = "combined punishment (Article 69)"
+
+
 @dataclass(frozen=True)
 class Ceiling:
     months: int
@@ -128,23 +133,32 @@ def ceiling_for(ranges_by_charge: dict[str, list[StatutoryRange | None]]) -> Cei
                                          life=any(r.life for r in known), death=any(r.death for r in known)))
     life, death = any(r.life for r in per_charge), any(r.death for r in per_charge)
     if len(per_charge) == 1:
-        return Ceiling(per_charge[0].max_months, life, death, "statutory maximum")
+        return Ceiling(per_charge[0].max_months, life, death, MAXIMUM)
     total = sum(r.max_months for r in per_charge)
     cap = COMBINED_CAP_LONG if total >= LONG_SUM else COMBINED_CAP
-    return Ceiling(min(total, cap), life, death, "combined punishment (Article 69)")
+    return Ceiling(min(total, cap), life, death, COMBINED)
 
 
-def cap_term(term: Term, ceiling: Ceiling) -> tuple[Term, str]:
-    """``term`` brought within ``ceiling``; the note says what changed ("" when nothing did)."""
+def cap_term(term: Term, ceiling: Ceiling) -> tuple[Term, str, dict]:
+    """``term`` brought within ``ceiling``; the note says what changed in English ("" when nothing did), the
+    reason says it as a code and its values (worker/agents/reasons.py; {} when nothing changed)."""
+    basis = "combined" if ceiling.basis == COMBINED else "maximum"
     if term.death and not ceiling.death:
         if ceiling.life:
-            return Term(life=True), "death is not provided by the verified articles; life imprisonment instead"
-        return Term(months=ceiling.months), f"death is not provided by the verified articles; {ceiling.months} months ({ceiling.basis})"
+            return (Term(life=True), "death is not provided by the verified articles; life imprisonment instead",
+                    reasons.why(reasons.JUDGMENT_DEATH_NOT_PROVIDED, life=True))
+        return (Term(months=ceiling.months),
+                f"death is not provided by the verified articles; {ceiling.months} months ({ceiling.basis})",
+                reasons.why(reasons.JUDGMENT_DEATH_NOT_PROVIDED, life=False, months=ceiling.months, basis=basis))
     if term.life and not term.death and not ceiling.life:
-        return Term(months=ceiling.months), f"life imprisonment is not provided by the verified articles; {ceiling.months} months ({ceiling.basis})"
+        return (Term(months=ceiling.months),
+                f"life imprisonment is not provided by the verified articles; {ceiling.months} months ({ceiling.basis})",
+                reasons.why(reasons.JUDGMENT_LIFE_NOT_PROVIDED, months=ceiling.months, basis=basis))
     if not (term.life or term.death) and term.months > ceiling.months:
-        return Term(months=ceiling.months), f"term capped at {ceiling.months} months ({ceiling.basis}; predicted {term.months})"
-    return term, ""
+        return (Term(months=ceiling.months),
+                f"term capped at {ceiling.months} months ({ceiling.basis}; predicted {term.months})",
+                reasons.why(reasons.JUDGMENT_TERM_CAPPED, months=ceiling.months, predicted=term.months, basis=basis))
+    return term, "", {}
 
 
 # --- what the term model reads ----------------------------------------------------------------------

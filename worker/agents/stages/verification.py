@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from worker.agents import reasons
 from worker.agents.charge_names import charges_of_name, name_on, offence_date_of
 from worker.agents.graph_types import Term
 from worker.agents.models import sentencing
@@ -69,21 +70,26 @@ def verify_judgment(judgment: Judgment, audit_result: Audit, case: CaseInput) ->
     unresolved = sorted({n for n in cited if n not in numbers})
     if unresolved or not cited:
         what = f"citations {unresolved} do not resolve to verified evidence" if unresolved else "the reasoning cites no evidence"
-        return replace(judgment, status=Status.UNRESOLVED_CITATION, message=what)
+        return replace(judgment, status=Status.UNRESOLVED_CITATION, message=what,
+                       why=[reasons.why(reasons.JUDGMENT_UNRESOLVED, citations=unresolved)])
     verified = {a.article_pk: a for a in audit_result.verified}
     by_key = {a.key: a for a in audit_result.verified}
     unknown = [k for k in judgment.article_keys if k not in by_key]
     if unknown or any(pk not in verified for pk in judgment.article_pks):
         return replace(judgment, status=Status.UNRESOLVED_CITATION,
-                       message=f"articles {unknown or judgment.article_pks} were not verified by the Auditor")
+                       message=f"articles {unknown or judgment.article_pks} were not verified by the Auditor",
+                       why=[reasons.why(reasons.JUDGMENT_UNVERIFIED, articles=[str(a) for a in unknown or judgment.article_pks])])
     not_in_force = [by_key[k].label for k in judgment.article_keys if not by_key[k].in_force]
     if not_in_force:
-        return replace(judgment, status=Status.NOT_IN_FORCE, message=f"{', '.join(not_in_force)} not in force on {case.offence_date}")
+        date = case.offence_date.isoformat() if case.offence_date else None
+        return replace(judgment, status=Status.NOT_IN_FORCE, message=f"{', '.join(not_in_force)} not in force on {case.offence_date}",
+                       why=[reasons.why(reasons.JUDGMENT_NOT_IN_FORCE, articles=not_in_force, date=date)])
     allowed = {c for a in audit_result.verified for c in a.charges}
     stray = [c for c in judgment.charges if not charges_of_name(c) & allowed]  # a former name counts as its charge
     if stray or not judgment.charges:
         return replace(judgment, status=Status.UNRESOLVED_CITATION,
-                       message=f"charges {stray} are not defined by any verified article" if stray else "no charge")
+                       message=f"charges {stray} are not defined by any verified article" if stray else "no charge",
+                       why=[reasons.why(reasons.JUDGMENT_STRAY_CHARGES, charges=stray)])
     judgment = replace(judgment, citations=sorted(set(cited)))
     judgment = _within_statutory_range(judgment, [by_key[k] for k in judgment.article_keys], audit_result.verified)
     return _named_on_offence_date(judgment, case)
@@ -120,9 +126,9 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     ceiling = sentencing.ceiling_for(ranges)
     if ceiling is None:
         return judgment
-    term, note = sentencing.cap_term(judgment.term, ceiling)
+    term, note, why = sentencing.cap_term(judgment.term, ceiling)
     if not note:
         return judgment
     message = f"{judgment.message}; {note}" if judgment.message else note
     basis = dict(judgment.term_basis, capped=sentencing.term_row(term)) if judgment.term_basis else judgment.term_basis
-    return replace(judgment, term=term, message=message, term_basis=basis)
+    return replace(judgment, term=term, message=message, term_basis=basis, why=[*judgment.why, why])

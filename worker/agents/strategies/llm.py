@@ -163,14 +163,14 @@ class LLMStrategy(Strategy):
         try:
             result = self.client.complete_json(prompt.messages, prompt.schema, name=prompt.name, stage=stage)
         except BudgetExceeded as exc:
-            raise StageFailure(Status.BUDGET_EXHAUSTED, f"{stage}: {exc}") from exc
+            raise StageFailure(Status.BUDGET_EXHAUSTED, stage, str(exc)) from exc
         except ModelOutputInvalid as exc:
             self.records.append({"prompt": prompt.record(), "error": str(exc), "raw": getattr(exc, "raw_text", "")})
-            raise StageFailure(Status.UNPARSEABLE_OUTPUT, f"{stage}: the model's output was not valid: {exc}") from exc
+            raise StageFailure(Status.UNPARSEABLE_OUTPUT, stage, f"the model's output was not valid: {exc}") from exc
         except (ModelUnavailable, ModelRequestRejected) as exc:
-            raise StageFailure(Status.MODEL_UNAVAILABLE, f"{stage}: {exc}") from exc
+            raise StageFailure(Status.MODEL_UNAVAILABLE, stage, str(exc)) from exc
         except LLMError as exc:
-            raise StageFailure(Status.MODEL_UNAVAILABLE, f"{stage}: {exc}") from exc
+            raise StageFailure(Status.MODEL_UNAVAILABLE, stage, str(exc)) from exc
         self.records.append({"prompt": prompt.record(), "result": result.record()})
         return result.value
 
@@ -416,7 +416,8 @@ class LLMStrategy(Strategy):
         _numbers, malformed = extract_citations(value["reasoning"])
         if malformed:
             return Judgment(status=Status.UNRESOLVED_CITATION, reasoning=value["reasoning"], evidence=evidence,
-                            message=f"malformed citations {malformed}")
+                            message=f"malformed citations {malformed}",
+                            why=[reasons.why(reasons.JUDGMENT_MALFORMED, citations=list(malformed))])
         by_key = {a.key: a for a in verified}
         keys = list(dict.fromkeys(value["articles"]))
         term = Term(months=int(value["term"]["months"]), life=bool(value["term"]["life"]), death=bool(value["term"]["death"]))

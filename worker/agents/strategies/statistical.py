@@ -339,7 +339,8 @@ class StatisticalStrategy(Strategy):
         verified = sorted(audit.verified, key=lambda a: (-a.score, a.article_pk))
         defining = [a for a in verified if a.charges]
         if not defining:
-            return Judgment(status=Status.INSUFFICIENT_EVIDENCE, message="no verified article defines a charge")
+            return Judgment(status=Status.INSUFFICIENT_EVIDENCE, message="no verified article defines a charge",
+                            why=[reasons.why(reasons.JUDGMENT_NO_CHARGE)])
         # A further charge must be more likely than not by the charge classifier too (and, with an Auditor, by
         # the Auditor's further-charge threshold): on the development split the Auditor alone added a charge
         # where the record had one about as often as the classifier's top charge was right (docs/RESULTS.md).
@@ -418,10 +419,11 @@ class StatisticalStrategy(Strategy):
         charges = _labels_at(view["charges"])
         articles = _labels_at(view["articles"])
         if not charges:
-            return Judgment(status=Status.NO_EVIDENCE, message="no trained charge classifier")
+            return Judgment(status=Status.NO_EVIDENCE, message="no trained charge classifier",
+                            why=[reasons.why(reasons.JUDGMENT_NO_CLASSIFIER)])
         return Judgment(status=Status.JUDGED, charges=charges, article_keys=articles, term=self._term(focus, charges),
                         reasoning="the trained classifiers alone (evaluation baseline: no retrieval, no audit, no evidence)",
-                        message="classifier_only baseline")
+                        message="classifier_only baseline", why=[reasons.why(reasons.JUDGMENT_CLASSIFIER_ONLY)])
 
 
 _CONCURRENCE = re.compile(r"同时构成.{0,30}?犯罪的，?依照处罚较重的规定")
