@@ -24,7 +24,7 @@ from apps.graph.labels import NODE_COLOURS, legend, relation_label
 from apps.registry.selectors import model_scores
 from worker.agents.graph_types import Term
 from worker.agents.types import Audit, Bundle, Evidence, Hit, ItemVerdict, Judgment, PlanStep, Research
-from worker.agents.wording import term_of, term_wording
+from worker.agents.wording import interpretation_line, term_of, term_wording
 
 # --- evidence ----------------------------------------------------------------------------------
 
@@ -404,7 +404,7 @@ def evidence_context(stored: dict | None) -> dict:
                 "caption": f"{interp.source}{interp.para}" if interp else f"#{pk}",
                 "short": (interp.para or interp.source[:12]) if interp else f"#{pk}",
                 "text": texts[index] if index < len(texts)
-                else (f"{interp.source}{interp.para}　{interp.text}" if interp else ""),
+                else (interpretation_line(interp.source, interp.para, interp.text) if interp else ""),
             })
         items = []
         for number, item in enumerate(a.items, start=1):

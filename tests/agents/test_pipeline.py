@@ -12,6 +12,7 @@ from worker.agents.pipeline import ABLATIONS, Params, adjudicate, adjudicate_cas
 from worker.agents.stages.verification import verify_judgment
 from worker.agents.strategies.statistical import StatisticalStrategy
 from worker.agents.types import CaseInput, Judgment, Status
+from worker.agents.wording import term_wording
 
 THEFT = ("公诉机关指控：被告人张某于夜间翻墙进入被害人李某家中，秘密窃取现金人民币五千元及手机一部，"
          "以非法占有为目的，盗窃公私财物数额较大。案发后张某主动投案，如实供述。")
@@ -43,6 +44,10 @@ def test_a_theft_case_is_judged_with_verified_cited_evidence(graph):
     assert theft.passed and theft.version_pk == 52, "the 2011 amendment is in force in 2018"
     assert any(i.satisfied and i.span_text for i in theft.items)
     assert j.term is not None and j.term.months > 0
+    assert f"建议刑期：{term_wording(j.term.months, life=j.term.life, death=j.term.death)}。" in j.reasoning, \
+        "the reasoning writes the term as a judgment does"
+    cited = [e.text for e in j.evidence if e.kind == "interpretation"]
+    assert cited and "第三条　非法进入" in cited[0] and cited[0].count("第三条") == 1, "the paragraph's number said once"
     assert [c.stage for c in bundle.costs] == ["focus", "features", "prejudge", "researcher", "auditor", "adjudicator"]
     assert bundle.to_dict()["judgment"]["status"] == "judged"
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from worker.agents.wording import duration_en, duration_zh, term_of, term_wording
+from worker.agents.wording import duration_en, duration_zh, interpretation_line, term_of, term_wording
 
 
 @pytest.mark.parametrize("months, text", [
@@ -41,3 +41,13 @@ def test_durations_and_stored_terms():
     assert term_of({"months": 17, "life": False, "death": False}) == "有期徒刑一年五个月"
     assert term_of({"months": 0, "life": True, "death": False}, lang="en") == "life imprisonment"
     assert term_of(None) == ""
+
+
+def test_an_interpretation_line_says_its_paragraph_number_once():
+    source = "关于办理盗窃刑事案件适用法律若干问题的解释"
+    assert interpretation_line(source, "第一条", "第一条　盗窃公私财物价值一千元至三千元以上") == \
+        f"{source}第一条　盗窃公私财物价值一千元至三千元以上"
+    assert interpretation_line(source, "第二条", "第二条 多次盗窃") == f"{source}第二条　多次盗窃"
+    # a text that does not open with its number, or a paragraph without one, is kept whole
+    assert interpretation_line(source, "第三条", "入户盗窃") == f"{source}第三条　入户盗窃"
+    assert interpretation_line(source, "", "第三条　入户盗窃") == f"{source}　第三条　入户盗窃"

@@ -60,6 +60,7 @@ def _without_times(bundle: dict) -> dict:
 
 
 def test_a_web_process_preloads_the_strategy_in_the_background(settings):
+    settings.WHATIF_PRELOAD = False  # a first import here starts no real warm-up (it would race the next test's)
     import legalsite.wsgi
 
     started = []
@@ -73,16 +74,20 @@ def test_a_web_process_preloads_the_strategy_in_the_background(settings):
 
 def test_the_warm_up_builds_the_strategy_compiles_the_templates_and_then_freezes_what_the_process_holds():
     import gc
+    import importlib
 
-    import legalsite.wsgi
     from django.template import engines
+    from django.test import override_settings
+
+    with override_settings(WHATIF_PRELOAD=False):  # importing the module starts no warm-up thread beside this one's
+        legalsite_wsgi = importlib.import_module("legalsite.wsgi")
 
     order = []
     loader = engines["django"].engine.template_loaders[0]
     loader.reset()  # the cached loader forgets what earlier tests compiled
     with mock.patch.object(judging, "whatif_preload", lambda: order.append("strategy")), \
             mock.patch.object(gc, "freeze", lambda: order.append(("freeze", len(loader.get_template_cache)))):
-        legalsite.wsgi._warm_up()
+        legalsite_wsgi._warm_up()
     assert order[0] == "strategy" and order[1][0] == "freeze"
     assert order[1][1] >= 50, "the project's templates were compiled before the freeze"
 

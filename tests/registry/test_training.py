@@ -8,6 +8,7 @@ from django.core.management import call_command
 
 from apps.registry.models import ModelVersion, TrainingRun
 from apps.registry.training import gate_rows, training_cases_export, training_execute, training_request
+from tests.cases.conftest import compiled_catalogs  # noqa: F401
 
 DEMO = Path(__file__).resolve().parents[2] / "apps" / "corpus" / "demo"
 
@@ -113,3 +114,31 @@ def test_train_all_trains_every_model_from_the_corpus_and_activates_them(demo):
     assert "promoted" in text and all(f"gate {kind}" in text for kind in kinds) and "gate auditor" not in text, text
     assert "the Auditor was not trained" in TrainingRun.objects.latest("pk").log_tail
     assert set(ModelVersion.objects.filter(active=True).values_list("kind", flat=True)) == kinds
+
+
+def test_the_registry_pages_read_in_the_administrators_language(personas, compiled_catalogs):
+    """The metric and kind names the training code stores (exact_set_accuracy, charges) and the gate's English verdict
+    are read in Chinese on the models page and a training run's page."""
+    ModelVersion.objects.create(kind="term", model_id="t" * 16, artefact_dir="/nowhere", active=True,
+                                metrics={"primary_metric": "mae_months", "mae_months": 14.2, "n": 40})
+    gate = [{"kind": "charges", "metric": "exact_set_accuracy", "higher_is_better": True, "candidate": 0.5,
+             "active": 0.6, "tolerance": 0.005, "passed": False},
+            {"kind": "term", "metric": "mae_months", "higher_is_better": False, "candidate": 14.0, "active": 14.2,
+             "tolerance": 0.0, "passed": True}]
+    run = TrainingRun.objects.create(source="corpus", status=TrainingRun.Status.REJECTED, gate=gate,
+                                     message="refused: worse than the active model: charges (exact_set_accuracy "
+                                             "0.5000 vs active 0.6000); nothing was activated")
+    admin = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    models_page = admin.get("/models/").content.decode()
+    assert "刑期平均绝对误差（月） 14.2000" in models_page and "mae_months" not in models_page
+    assert "已拒绝：在同一批留出案例上不如当前启用的模型：罪名分类器。未启用任何模型。" in models_page
+    detail = admin.get(f"/models/training/{run.pk}/").content.decode()
+    assert "完全匹配准确率" in detail and "罪名分类器" in detail and "exact_set_accuracy" not in detail
+    assert "nothing was activated" not in detail
+
+
+def test_a_failed_training_keeps_its_error_text(db):
+    from apps.registry.labels import training_outcome
+
+    run = TrainingRun(status=TrainingRun.Status.FAILED, message="ValueError: no labelled precedent")
+    assert training_outcome(run) == "ValueError: no labelled precedent"

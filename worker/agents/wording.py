@@ -1,5 +1,6 @@
 """Sentences written as a Chinese criminal judgment writes them: 有期徒刑一年五个月, 拘役三个月,
-管制一年, 有期徒刑三年，缓刑四年, 无期徒刑, 死刑 — and the same in English.
+管制一年, 有期徒刑三年，缓刑四年, 无期徒刑, 死刑 — and the same in English; and a judicial
+interpretation's paragraph as it is cited (its source, its number, its text).
 
 Pure functions (no Django), used by the pages, the memo, the CSV export and the Adjudicator.
 
@@ -95,3 +96,12 @@ def term_of(term: dict | None, *, lang: str = "zh") -> str:
     return term_wording(None if months is None else int(months), life=bool(term.get("life")),
                         death=bool(term.get("death")), kind=term.get("kind") or None,
                         probation_months=term.get("probation_months") or None, lang=lang)
+
+
+def interpretation_line(source: str, para: str, text: str) -> str:
+    """"<source><para>　<text>", the paragraph's number said once: most texts of the corpus (and all of the demo's)
+    open with their own number ("第一条　盗窃数额…"), which the line would otherwise repeat."""
+    body = (text or "").strip()
+    if para and body.startswith(para):
+        body = body[len(para):].lstrip(" 　")
+    return f"{source}{para}　{body}"

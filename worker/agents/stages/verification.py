@@ -18,6 +18,7 @@ from worker.agents.graph_types import Term
 from worker.agents.models import sentencing
 from worker.agents.ports import GraphStore
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, Judgment, Status
+from worker.agents.wording import interpretation_line
 
 
 def number_evidence(audit_result: Audit, graph: GraphStore, *, max_cases: int = 3, max_interpretations: int = 2,
@@ -37,7 +38,7 @@ def number_evidence(audit_result: Audit, graph: GraphStore, *, max_cases: int = 
                 add("checklist", a.key, item.item_pk, f"{item.question}：{item.span_text or item.reasoning}")
         kept = [i for i in graph.interpretations(a.article_pk) if i.pk not in excluded_interpretations]
         for interp in kept[:max_interpretations]:
-            add("interpretation", a.key, interp.pk, f"{interp.source}{interp.para}　{interp.text}")
+            add("interpretation", a.key, interp.pk, interpretation_line(interp.source, interp.para, interp.text))
     nodes = {n.pk: n for n in graph.cases(audit_result.verified_cases[:max_cases])}
     for pk in audit_result.verified_cases[:max_cases]:
         node = nodes.get(pk)

@@ -53,6 +53,7 @@ from worker.agents.stages.focus import focus_facts
 from worker.agents.stages.researcher.retrieval import IntentClassifier
 from worker.agents.strategies.base import Strategy
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, ItemVerdict, Judgment, Research, Status
+from worker.agents.wording import term_wording
 
 PREJUDGE_K = 10  # charges the Researcher anchors on (chosen on the development split, docs/RESULTS.md)
 FALLBACK_THRESHOLD = 0.35  # without a trained Auditor: the strongest single evidence an article needs
@@ -532,7 +533,7 @@ def _reasoning(chosen: list[ArticleAudit], charges: list[str], term: Term | None
     precedents = "".join(f"[{e.n}]" for e in evidence if e.kind == "precedent")
     text = "；".join(parts) + f"，被告人的行为构成{'、'.join(charges)}。"
     if term is not None:
-        what = "死刑" if term.death else "无期徒刑" if term.life else f"有期徒刑或拘役{term.months}个月"
+        what = term_wording(term.months, life=term.life, death=term.death)
         text += f"参照类似案例{precedents}，" if precedents else ""
         text += f"建议刑期：{what}。"
     return text

@@ -16,6 +16,7 @@ from worker.agents.graph_types import ArticleNode
 from worker.agents.ports import GraphStore
 from worker.agents.stages import Progress
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Pruned, Research
+from worker.agents.wording import interpretation_line
 
 if TYPE_CHECKING:
     from worker.agents.pipeline import Params
@@ -64,7 +65,7 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
         items = graph.checklist(pk, version.version_pk) or graph.checklist(pk)
         interpretations = graph.interpretations(pk)
         entry.interpretations = [i.pk for i in interpretations]
-        entry.interpretation_texts = [f"{i.source}{i.para}　{i.text}" for i in interpretations[:3]]
+        entry.interpretation_texts = [interpretation_line(i.source, i.para, i.text) for i in interpretations[:3]]
         to_check.append((entry, items))
     if params.use_auditor:
         strategy.verify_checklists(focus, to_check)
