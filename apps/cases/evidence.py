@@ -23,6 +23,7 @@ from apps.cases.reasons import judgment_render, reason_render
 from apps.graph.labels import NODE_COLOURS, legend, relation_label
 from apps.registry.selectors import model_scores
 from worker.agents.graph_types import Term
+from worker.agents.models.sentencing import serving_shown
 from worker.agents.types import Audit, Bundle, Evidence, Hit, ItemVerdict, Judgment, PlanStep, Research
 from worker.agents.wording import interpretation_line, term_of, term_wording
 
@@ -125,7 +126,8 @@ def _term_basis(judgment: Judgment | None) -> dict:
             "model": _term_of(Term(**model)) if model else None,
             "precedents": dict(precedents, share_pct=f"{round(100 * precedents['share'])} %") if precedents else None,
             "term": _term_of(Term(**basis["term"])) if basis.get("term") else None,
-            "capped": _term_of(Term(**basis["capped"])) if basis.get("capped") else None}
+            "capped": _term_of(Term(**basis["capped"])) if basis.get("capped") else None,
+            "serving": serving_shown(basis)}
 
 
 class _Lookup:

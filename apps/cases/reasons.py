@@ -111,6 +111,9 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
     codes.JUDGMENT_TERM_CAPPED: lambda v: (
         Sentence(gettext_lazy("Term capped at %(months)s months, the maximum of combined punishment (Article 69); "
                               "the term model estimated %(predicted)s months.")) if v.get("basis") == "combined"
+        else Sentence(gettext_lazy("Term capped at %(months)s months, the most a term combined with the remaining "
+                                   "sentence may reach (Articles 69 and 71); the term model estimated %(predicted)s "
+                                   "months.")) if v.get("basis") == "remaining"
         else Sentence(gettext_lazy("Term capped at %(months)s months, the statutory maximum of the verified articles; "
                                    "the term model estimated %(predicted)s months."))),
     codes.JUDGMENT_DEATH_NOT_PROVIDED: lambda v: (

@@ -127,6 +127,38 @@ def test_the_verifier_caps_a_term_beyond_the_verified_article_and_records_it(ter
     assert checked.term_basis["term"] == bundle.judgment.term_basis["term"]
 
 
+ESCAPE = ("被告人刘某因犯盗窃罪被判处有期徒刑五年，在某监狱服刑期间，趁管教民警不备翻越围墙脱逃，"
+          "后被抓获。")
+
+
+def test_an_offence_committed_while_serving_a_sentence_is_a_sentencing_fact_with_its_sentence():
+    from worker.agents.models.sentencing import SERVING_LABEL, circumstances_shown, sentencing_features
+
+    assert sentencing_features(ESCAPE, charges=1, ranges=[], standards={})["serving"] == 1.0
+    assert sentencing_features("被告人刘某盗窃手机一部。", charges=1, ranges=[], standards={})["serving"] == 0.0
+    shown = {c["label"]: c["quote"] for c in circumstances_shown(ESCAPE)}
+    assert shown[SERVING_LABEL].startswith("被告人刘某因犯盗窃罪") and "服刑期间" in shown[SERVING_LABEL]
+
+
+def test_a_term_combined_with_the_remaining_sentence_is_capped_by_article_69_not_by_the_article():
+    """Article 71: a new crime while serving a sentence is punished together with what remained of the old one, so the
+    record's term may pass the new article's maximum; Article 69's cap (25 years at most) still holds."""
+    from worker.agents.models.sentencing import circumstances_shown
+
+    bundle = _theft_bundle()
+    basis = dict(bundle.judgment.term_basis, circumstances=circumstances_shown(ESCAPE))
+    long = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=200), "message": "", "term_basis": basis})
+    checked = verify_judgment(long, bundle.audit, bundle.case)
+    assert checked.term == Term(months=200) and checked.why == [], "above 264's ten years, within Article 69"
+    beyond = Judgment(**{**long.__dict__, "term": Term(months=400)})
+    checked = verify_judgment(beyond, bundle.audit, bundle.case)
+    assert checked.term == Term(months=300)
+    assert checked.why == [{"code": reasons.JUDGMENT_TERM_CAPPED, "months": 300, "predicted": 400, "basis": "remaining"}]
+    # without the circumstance, the article's maximum holds
+    plain = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=200), "message": ""})
+    assert verify_judgment(plain, bundle.audit, bundle.case).term == Term(months=120)
+
+
 def test_a_term_within_the_range_passes_unchanged():
     bundle = _theft_bundle()
     within = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=8), "message": ""})

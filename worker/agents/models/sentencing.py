@@ -106,6 +106,7 @@ def statutory_range(text: str) -> StatutoryRange | None:
 
 MAXIMUM = "statutory maximum"
 COMBINED = "combined punishment (Article 69)"
+REMAINING = "combined with the remaining sentence (Articles 69 and 71)"
 
 
 @dataclass(frozen=True)
@@ -139,10 +140,17 @@ def ceiling_for(ranges_by_charge: dict[str, list[StatutoryRange | None]]) -> Cei
     return Ceiling(min(total, cap), life, death, COMBINED)
 
 
+def with_remaining_sentence(ceiling: Ceiling) -> Ceiling:
+    """The ceiling of a term for an offence committed while serving a sentence: the court combines the new term with
+    what remained of the old one (Article 71, by Article 69's rule), which the facts seldom state, so the articles'
+    maximum no longer bounds it; Article 69's highest cap does."""
+    return Ceiling(max(ceiling.months, COMBINED_CAP_LONG), ceiling.life, ceiling.death, REMAINING)
+
+
 def cap_term(term: Term, ceiling: Ceiling) -> tuple[Term, str, dict]:
     """``term`` brought within ``ceiling``; the note says what changed in English ("" when nothing did), the
     reason says it as a code and its values (worker/agents/reasons.py; {} when nothing changed)."""
-    basis = "combined" if ceiling.basis == COMBINED else "maximum"
+    basis = {COMBINED: "combined", REMAINING: "remaining"}.get(ceiling.basis, "maximum")
     if term.death and not ceiling.death:
         if ceiling.life:
             return (Term(life=True), "death is not provided by the verified articles; life imprisonment instead",
@@ -184,8 +192,15 @@ def term_inputs(tokens: list[str], charges: list[str], features: list[str]) -> l
 # The circumstances of the lexicon (worker/agents/features.py) that move a sentence.
 CIRCUMSTANCES = ("累犯", "前科", "毒品再犯", "自首", "坦白", "如实供述", "认罪认罚", "立功", "从犯", "主犯", "共同犯罪",
                  "未遂", "赔偿", "取得谅解", "退赃", "多次", "致人死亡", "致人重伤", "致人轻伤", "未成年人")
+# An offence committed while serving a sentence (escape, a new crime in prison, during probation or parole): the
+# court combines the new term with what remained of the old one (Articles 69-71, 77, 86), so the term a record
+# states is the combined one. In the training cases (single defendant, with a term) such facts had a median term
+# of 58.5 months against 11; the words alone did not carry it (docs/RESULTS.md, tenth round).
+SERVING = re.compile(r"服刑期间|在.{0,12}?(?:监狱|看守所|劳改队|劳改支队).{0,6}?服刑|服刑的|刑罚执行完毕以前|刑罚执行期间"
+                     r"|缓刑考验期|假释考验期|尚有.{0,8}?未执行|余刑")
+SERVING_LABEL = "服刑期间犯罪"
 SENTENCING_FEATURES = ("amount_log", "drug_log", "amount_tier", "range_min", "range_max", "range_life", "charges",
-                       "facts_length", *(f"has:{c}" for c in CIRCUMSTANCES))
+                       "facts_length", *(f"has:{c}" for c in CIRCUMSTANCES), "serving")
 
 
 def sentencing_features(facts: str, *, charges: int, ranges: list[StatutoryRange | None],
@@ -193,7 +208,8 @@ def sentencing_features(facts: str, *, charges: int, ranges: list[StatutoryRange
     """The dense facts a sentence depends on, beside the words: the largest sum and drug weight the facts state
     (log), the amount's tier against the charges' standards (worker/agents/stages/auditor/amounts.py; -1 unknown, 0 below 数额较大,
     1–3 数额较大 … 数额特别巨大), the statutory range of the charges' articles (months; -1 unknown), how many charges,
-    the length of the facts, and each sentencing circumstance the lexicon finds.
+    the length of the facts, each sentencing circumstance the lexicon finds, and whether the offence was committed
+    while serving a sentence (``SERVING``).
 
     Training computes them from a case's gold charges, a judgment from the charges it decided and their verified
     articles: one function, so both read the same."""
@@ -209,21 +225,30 @@ def sentencing_features(facts: str, *, charges: int, ranges: list[StatutoryRange
            "amount_tier": tier, "range_min": float(min((r.min_months for r in known), default=-1)),
            "range_max": float(max((r.max_months for r in known), default=-1)),
            "range_life": float(any(r.life or r.death for r in known)), "charges": float(charges),
-           "facts_length": float(len(facts))}
+           "facts_length": float(len(facts)), "serving": float(bool(SERVING.search(facts)))}
     row.update({f"has:{c}": float(c in found) for c in CIRCUMSTANCES})
     return row
 
 
 def circumstances_shown(facts: str) -> list[dict]:
-    """The sentencing circumstances (CIRCUMSTANCES) the lexicon finds in ``facts``, the ones the term model
-    reads, each with the sentence that shows it ("" for a label found by counting, such as 多次)."""
+    """The sentencing circumstances (CIRCUMSTANCES) the lexicon finds in ``facts``, and an offence committed while
+    serving a sentence (``SERVING``), the ones the term model reads, each with the sentence that shows it ("" for a
+    label found by counting, such as 多次)."""
     found = {label for _, label in extract_features(facts).labels()}
     shown = []
     for label in CIRCUMSTANCES:
         if label in found:
             span = where(facts, label)
             shown.append({"label": label, "quote": _sentence_at(facts, span[0]) if span else ""})
+    serving = SERVING.search(facts)
+    if serving:
+        shown.append({"label": SERVING_LABEL, "quote": _sentence_at(facts, serving.start())})
     return shown
+
+
+def serving_shown(basis: Mapping) -> bool:
+    """Whether a term basis shows the offence committed while serving a sentence."""
+    return any(c.get("label") == SERVING_LABEL for c in basis.get("circumstances") or [])
 
 
 def _sentence_at(text: str, position: int) -> str:

@@ -114,7 +114,8 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     """Cap the term at the maximum the articles for its charges provide (Article 69 for several charges).
 
     Each charge is measured by the cited articles defining it, else by any verified article defining it.
-    Mitigation may go below an article's minimum, so the lower end is not enforced.
+    Mitigation may go below an article's minimum, so the lower end is not enforced. An offence committed while
+    serving a sentence (the term basis shows it) is combined with the remaining sentence: Article 69's cap bounds it.
     """
     if judgment.term is None:
         return judgment
@@ -127,6 +128,8 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     ceiling = sentencing.ceiling_for(ranges)
     if ceiling is None:
         return judgment
+    if sentencing.serving_shown(judgment.term_basis):
+        ceiling = sentencing.with_remaining_sentence(ceiling)
     term, note, why = sentencing.cap_term(judgment.term, ceiling)
     if not note:
         return judgment
