@@ -195,7 +195,7 @@ CIRCUMSTANCES = ("累犯", "前科", "毒品再犯", "自首", "坦白", "如实
 # An offence committed while serving a sentence (escape, a new crime in prison, during probation or parole): the
 # court combines the new term with what remained of the old one (Articles 69-71, 77, 86), so the term a record
 # states is the combined one. In the training cases (single defendant, with a term) such facts had a median term
-# of 58.5 months against 11; the words alone did not carry it (docs/RESULTS.md, tenth round).
+# of 58.5 months against 12; the words alone did not carry it (docs/RESULTS.md, tenth round).
 SERVING = re.compile(r"服刑期间|在.{0,12}?(?:监狱|看守所|劳改队|劳改支队).{0,6}?服刑|服刑的|刑罚执行完毕以前|刑罚执行期间"
                      r"|缓刑考验期|假释考验期|尚有.{0,8}?未执行|余刑")
 SERVING_LABEL = "服刑期间犯罪"
