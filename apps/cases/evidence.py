@@ -127,6 +127,7 @@ def _term_basis(judgment: Judgment | None) -> dict:
             "precedents": dict(precedents, share_pct=f"{round(100 * precedents['share'])} %") if precedents else None,
             "term": _term_of(Term(**basis["term"])) if basis.get("term") else None,
             "capped": _term_of(Term(**basis["capped"])) if basis.get("capped") else None,
+            "raised": _term_of(Term(**basis["raised"])) if basis.get("raised") else None,
             "serving": serving_shown(basis)}
 
 

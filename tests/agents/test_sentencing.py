@@ -159,6 +159,37 @@ def test_a_term_combined_with_the_remaining_sentence_is_capped_by_article_69_not
     assert verify_judgment(plain, bundle.audit, bundle.case).term == Term(months=120)
 
 
+def test_the_floor_of_several_charges_is_the_highest_of_their_minimums_and_a_ground_to_go_below_is_named():
+    from worker.agents.models.sentencing import floor_for, raise_term, reduction_shown
+
+    robbery, theft = StatutoryRange(36, 120), StatutoryRange(0, 120)
+    assert floor_for({"抢劫罪": [robbery], "盗窃罪": [theft]}) == 36
+    assert floor_for({"抢劫罪": [robbery, StatutoryRange(60, 180)]}) == 36, "the lowest clause of the charge's articles"
+    assert floor_for({"抢劫罪": [None]}) is None and floor_for({}) is None
+    assert raise_term(Term(months=20), 36)[0] == Term(months=36)
+    assert raise_term(Term(months=40), 36) == (Term(months=40), "", {})
+    assert raise_term(Term(life=True), 36)[0] == Term(life=True) and raise_term(Term(months=3), None)[0] == Term(months=3)
+    assert reduction_shown({"circumstances": [{"label": "自首", "quote": ""}]})
+    assert not reduction_shown({"circumstances": [{"label": "如实供述", "quote": ""}, {"label": "取得谅解", "quote": ""}]})
+
+
+def test_a_term_below_the_articles_minimum_is_raised_unless_the_facts_show_a_ground_to_go_below_it():
+    """Article 63: a sentence below the statutory range needs a ground the law gives (attempt, accessory, surrender,
+    meritorious service, a minor); confession and compensation lighten a sentence within it."""
+    bundle = _theft_bundle()
+    for a in bundle.audit.verified:  # 264 as a robbery article would read: at least three years
+        a.text = "以暴力、胁迫或者其他方法抢劫公私财物的，处三年以上十年以下有期徒刑，并处罚金。"
+    basis = dict(bundle.judgment.term_basis, circumstances=[{"label": "如实供述", "quote": "到案后如实供述。"}])
+    low = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=20), "message": "", "term_basis": basis})
+    checked = verify_judgment(low, bundle.audit, bundle.case)
+    assert checked.term == Term(months=36) and checked.term_basis["raised"] == {"months": 36, "life": False, "death": False}
+    assert checked.why == [{"code": reasons.JUDGMENT_TERM_RAISED, "months": 36, "predicted": 20}]
+    assert "raised to 36 months" in checked.message
+    surrendered = dict(basis, circumstances=[*basis["circumstances"], {"label": "自首", "quote": "主动投案。"}])
+    kept = verify_judgment(Judgment(**{**low.__dict__, "term_basis": surrendered}), bundle.audit, bundle.case)
+    assert kept.term == Term(months=20) and kept.why == [] and "raised" not in kept.term_basis
+
+
 def test_a_term_within_the_range_passes_unchanged():
     bundle = _theft_bundle()
     within = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=8), "message": ""})

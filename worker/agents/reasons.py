@@ -59,6 +59,7 @@ JUDGMENT_NOT_IN_FORCE = "judgment.not_in_force"  # articles, date
 JUDGMENT_STRAY_CHARGES = "judgment.stray_charges"  # charges no verified article defines (empty: no charge at all)
 # months, predicted, basis ("maximum": the statutory maximum; "combined": Article 69's combined punishment)
 JUDGMENT_TERM_CAPPED = "judgment.term_capped"
+JUDGMENT_TERM_RAISED = "judgment.term_raised"  # months, predicted: to the articles' minimum (no ground to go below)
 JUDGMENT_DEATH_NOT_PROVIDED = "judgment.death_not_provided"  # life (True: life instead) or months, basis
 JUDGMENT_LIFE_NOT_PROVIDED = "judgment.life_not_provided"  # months, basis
 JUDGMENT_STAGE_FAILED = "judgment.stage_failed"  # stage, detail: a model call failed (the detail is the error's text)

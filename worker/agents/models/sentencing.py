@@ -140,6 +140,40 @@ def ceiling_for(ranges_by_charge: dict[str, list[StatutoryRange | None]]) -> Cei
     return Ceiling(min(total, cap), life, death, COMBINED)
 
 
+def floor_for(ranges_by_charge: dict[str, list[StatutoryRange | None]]) -> int | None:
+    """The least term the articles provide for these charges (the highest of the charges' minimums: a combined term is
+    at least the heaviest of its parts); None when a charge's range is unknown."""
+    floors = []
+    for ranges in ranges_by_charge.values():
+        known = [r for r in ranges if r is not None]
+        if not known:
+            return None
+        floors.append(min(r.min_months for r in known))
+    return max(floors, default=None)
+
+
+# The circumstances of the lexicon on which the law allows a sentence below the statutory range (减轻处罚): attempt
+# (Article 23), accessory (27), surrender (67), meritorious service (68), a minor (17). Without one, a term below the
+# range is raised to its minimum. Confession alone (坦白, 如实供述), compensation and forgiveness lighten a sentence
+# within the range (从轻), not below it.
+REDUCTION_GROUNDS = ("未遂", "从犯", "自首", "立功", "未成年人")
+
+
+def reduction_shown(basis: Mapping) -> bool:
+    """Whether a term basis shows a ground for a sentence below the statutory range."""
+    return any(c.get("label") in REDUCTION_GROUNDS for c in basis.get("circumstances") or [])
+
+
+def raise_term(term: Term, floor: int | None) -> tuple[Term, str, dict]:
+    """``term`` raised to ``floor`` months when a fixed term is below it; the note and the reason as ``cap_term``'s."""
+    if floor is None or term.life or term.death or term.months >= floor:
+        return term, "", {}
+    return (Term(months=floor),
+            f"term raised to {floor} months (the statutory minimum, no ground for a lighter sentence shown; "
+            f"predicted {term.months})",
+            reasons.why(reasons.JUDGMENT_TERM_RAISED, months=floor, predicted=term.months))
+
+
 def with_remaining_sentence(ceiling: Ceiling) -> Ceiling:
     """The ceiling of a term for an offence committed while serving a sentence: the court combines the new term with
     what remained of the old one (Article 71, by Article 69's rule), which the facts seldom state, so the articles'
@@ -272,7 +306,8 @@ def term_basis(facts: str, articles: Sequence[tuple[str, str, str]], standards: 
     the verified precedents' median term with the weight it had (``share``; 1 when no model estimated).
     ``source``: who set the term ("statistical": the term model and the precedents; "llm": the language model,
     no precedents' median). Empty when there is no term. The verification stage adds "capped" (the term at
-    the articles' maximum) when the term was above it."""
+    the articles' maximum) when the term was above it, or "raised" (at their minimum) when it was below it without a
+    ground for a lighter sentence."""
     if term is None:
         return {}
     ranges = []

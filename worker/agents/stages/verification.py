@@ -111,11 +111,13 @@ def _named_on_offence_date(judgment: Judgment, case: CaseInput) -> Judgment:
 
 
 def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verified: list[ArticleAudit]) -> Judgment:
-    """Cap the term at the maximum the articles for its charges provide (Article 69 for several charges).
+    """Bring the term within what the articles for its charges provide: at most their maximum (Article 69 for
+    several charges), at least their minimum unless the facts show a ground for a sentence below it.
 
-    Each charge is measured by the cited articles defining it, else by any verified article defining it.
-    Mitigation may go below an article's minimum, so the lower end is not enforced. An offence committed while
-    serving a sentence (the term basis shows it) is combined with the remaining sentence: Article 69's cap bounds it.
+    Each charge is measured by the cited articles defining it, else by any verified article defining it. An offence
+    committed while serving a sentence (the term basis shows it) is combined with the remaining sentence: Article 69's
+    cap bounds it. A sentence below the range (减轻处罚) needs a ground the law gives (``REDUCTION_GROUNDS``); when the
+    term basis shows none, a term below the charges' minimum is raised to it.
     """
     if judgment.term is None:
         return judgment
@@ -131,8 +133,12 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     if sentencing.serving_shown(judgment.term_basis):
         ceiling = sentencing.with_remaining_sentence(ceiling)
     term, note, why = sentencing.cap_term(judgment.term, ceiling)
+    key = "capped"
+    if not note and not sentencing.reduction_shown(judgment.term_basis):
+        term, note, why = sentencing.raise_term(judgment.term, sentencing.floor_for(ranges))
+        key = "raised"
     if not note:
         return judgment
     message = f"{judgment.message}; {note}" if judgment.message else note
-    basis = dict(judgment.term_basis, capped=sentencing.term_row(term)) if judgment.term_basis else judgment.term_basis
+    basis = dict(judgment.term_basis, **{key: sentencing.term_row(term)}) if judgment.term_basis else judgment.term_basis
     return replace(judgment, term=term, message=message, term_basis=basis, why=[*judgment.why, why])
