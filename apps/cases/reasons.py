@@ -116,13 +116,14 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                    "months.")) if v.get("basis") == "remaining"
         else Sentence(gettext_lazy("Term capped at %(months)s months, the statutory maximum of the verified articles; "
                                    "the term model estimated %(predicted)s months."))),
-    codes.JUDGMENT_TERM_RAISED: Sentence(gettext_lazy("Term raised to %(months)s months, the least the verified articles "
-                                                      "provide: the facts show no ground for a sentence below it; the "
-                                                      "term model estimated %(predicted)s months.")),
+    codes.JUDGMENT_TERM_RAISED: Sentence(gettext_lazy(
+        "Term raised to %(months)s months, the least the verified articles provide: the facts show no ground for a "
+        "sentence below it; the term model estimated %(predicted)s months.")),
     codes.JUDGMENT_DEATH_NOT_PROVIDED: lambda v: (
         Sentence(gettext_lazy("The verified articles do not provide the death penalty; life imprisonment instead."))
         if v.get("life")
-        else Sentence(gettext_lazy("The verified articles do not provide the death penalty; %(months)s months instead."))),
+        else Sentence(gettext_lazy("The verified articles do not provide the death penalty; %(months)s months "
+                                   "instead."))),
     codes.JUDGMENT_LIFE_NOT_PROVIDED: Sentence(gettext_lazy("The verified articles do not provide life imprisonment; "
                                                             "%(months)s months instead.")),
     codes.JUDGMENT_STAGE_FAILED: Sentence(gettext_lazy("The %(stage)s stage failed."), gettext_lazy("%(detail)s")),

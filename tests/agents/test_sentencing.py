@@ -153,7 +153,8 @@ def test_a_term_combined_with_the_remaining_sentence_is_capped_by_article_69_not
     beyond = Judgment(**{**long.__dict__, "term": Term(months=400)})
     checked = verify_judgment(beyond, bundle.audit, bundle.case)
     assert checked.term == Term(months=300)
-    assert checked.why == [{"code": reasons.JUDGMENT_TERM_CAPPED, "months": 300, "predicted": 400, "basis": "remaining"}]
+    assert checked.why == [{"code": reasons.JUDGMENT_TERM_CAPPED, "months": 300, "predicted": 400,
+                            "basis": "remaining"}]
     # without the circumstance, the article's maximum holds
     plain = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=200), "message": ""})
     assert verify_judgment(plain, bundle.audit, bundle.case).term == Term(months=120)
@@ -168,7 +169,8 @@ def test_the_floor_of_several_charges_is_the_highest_of_their_minimums_and_a_gro
     assert floor_for({"抢劫罪": [None]}) is None and floor_for({}) is None
     assert raise_term(Term(months=20), 36)[0] == Term(months=36)
     assert raise_term(Term(months=40), 36) == (Term(months=40), "", {})
-    assert raise_term(Term(life=True), 36)[0] == Term(life=True) and raise_term(Term(months=3), None)[0] == Term(months=3)
+    assert raise_term(Term(life=True), 36)[0] == Term(life=True)
+    assert raise_term(Term(months=3), None)[0] == Term(months=3)
     assert reduction_shown({"circumstances": [{"label": "自首", "quote": ""}]})
     assert not reduction_shown({"circumstances": [{"label": "如实供述", "quote": ""}, {"label": "取得谅解", "quote": ""}]})
 
@@ -182,7 +184,8 @@ def test_a_term_below_the_articles_minimum_is_raised_unless_the_facts_show_a_gro
     basis = dict(bundle.judgment.term_basis, circumstances=[{"label": "如实供述", "quote": "到案后如实供述。"}])
     low = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=20), "message": "", "term_basis": basis})
     checked = verify_judgment(low, bundle.audit, bundle.case)
-    assert checked.term == Term(months=36) and checked.term_basis["raised"] == {"months": 36, "life": False, "death": False}
+    assert checked.term == Term(months=36)
+    assert checked.term_basis["raised"] == {"months": 36, "life": False, "death": False}
     assert checked.why == [{"code": reasons.JUDGMENT_TERM_RAISED, "months": 36, "predicted": 20}]
     assert "raised to 36 months" in checked.message
     surrendered = dict(basis, circumstances=[*basis["circumstances"], {"label": "自首", "quote": "主动投案。"}])

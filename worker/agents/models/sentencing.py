@@ -193,8 +193,8 @@ def cap_term(term: Term, ceiling: Ceiling) -> tuple[Term, str, dict]:
                 f"death is not provided by the verified articles; {ceiling.months} months ({ceiling.basis})",
                 reasons.why(reasons.JUDGMENT_DEATH_NOT_PROVIDED, life=False, months=ceiling.months, basis=basis))
     if term.life and not term.death and not ceiling.life:
-        return (Term(months=ceiling.months),
-                f"life imprisonment is not provided by the verified articles; {ceiling.months} months ({ceiling.basis})",
+        return (Term(months=ceiling.months), "life imprisonment is not provided by the verified articles; "
+                f"{ceiling.months} months ({ceiling.basis})",
                 reasons.why(reasons.JUDGMENT_LIFE_NOT_PROVIDED, months=ceiling.months, basis=basis))
     if not (term.life or term.death) and term.months > ceiling.months:
         return (Term(months=ceiling.months),

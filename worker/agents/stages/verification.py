@@ -79,11 +79,13 @@ def verify_judgment(judgment: Judgment, audit_result: Audit, case: CaseInput) ->
     if unknown or any(pk not in verified for pk in judgment.article_pks):
         return replace(judgment, status=Status.UNRESOLVED_CITATION,
                        message=f"articles {unknown or judgment.article_pks} were not verified by the Auditor",
-                       why=[reasons.why(reasons.JUDGMENT_UNVERIFIED, articles=[str(a) for a in unknown or judgment.article_pks])])
+                       why=[reasons.why(reasons.JUDGMENT_UNVERIFIED,
+                                        articles=[str(a) for a in unknown or judgment.article_pks])])
     not_in_force = [by_key[k].label for k in judgment.article_keys if not by_key[k].in_force]
     if not_in_force:
         date = case.offence_date.isoformat() if case.offence_date else None
-        return replace(judgment, status=Status.NOT_IN_FORCE, message=f"{', '.join(not_in_force)} not in force on {case.offence_date}",
+        return replace(judgment, status=Status.NOT_IN_FORCE,
+                       message=f"{', '.join(not_in_force)} not in force on {case.offence_date}",
                        why=[reasons.why(reasons.JUDGMENT_NOT_IN_FORCE, articles=not_in_force, date=date)])
     allowed = {c for a in audit_result.verified for c in a.charges}
     stray = [c for c in judgment.charges if not charges_of_name(c) & allowed]  # a former name counts as its charge
@@ -140,5 +142,5 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     if not note:
         return judgment
     message = f"{judgment.message}; {note}" if judgment.message else note
-    basis = dict(judgment.term_basis, **{key: sentencing.term_row(term)}) if judgment.term_basis else judgment.term_basis
+    basis = dict(judgment.term_basis, **{key: sentencing.term_row(term)}) if judgment.term_basis else {}
     return replace(judgment, term=term, message=message, term_basis=basis, why=[*judgment.why, why])
