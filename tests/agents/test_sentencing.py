@@ -13,6 +13,7 @@ from worker.agents.models.sentencing import (COMBINED, MAXIMUM, Ceiling, Statuto
 from worker.agents.stages.verification import verify_judgment
 from worker.agents.testing.fixtures import tiny_legal_graph
 from worker.agents.types import Judgment, Status
+from worker.agents.wording import term_wording
 
 DEMO_STATUTES = Path(__file__).resolve().parents[2] / "apps" / "corpus" / "demo" / "statutes.jsonl"
 
@@ -182,12 +183,17 @@ def test_a_term_below_the_articles_minimum_is_raised_unless_the_facts_show_a_gro
     for a in bundle.audit.verified:  # 264 as a robbery article would read: at least three years
         a.text = "以暴力、胁迫或者其他方法抢劫公私财物的，处三年以上十年以下有期徒刑，并处罚金。"
     basis = dict(bundle.judgment.term_basis, circumstances=[{"label": "如实供述", "quote": "到案后如实供述。"}])
-    low = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=20), "message": "", "term_basis": basis})
+    proposed = term_wording(bundle.judgment.term.months)
+    assert f"建议刑期：{proposed}" in bundle.judgment.reasoning
+    low = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=20), "message": "", "term_basis": basis,
+                      "reasoning": bundle.judgment.reasoning.replace(proposed, "有期徒刑一年八个月")})
     checked = verify_judgment(low, bundle.audit, bundle.case)
     assert checked.term == Term(months=36)
     assert checked.term_basis["raised"] == {"months": 36, "life": False, "death": False}
     assert checked.why == [{"code": reasons.JUDGMENT_TERM_RAISED, "months": 36, "predicted": 20}]
     assert "raised to 36 months" in checked.message
+    assert "建议刑期：有期徒刑三年。" in checked.reasoning and "一年八个月" not in checked.reasoning, \
+        "the reasoning proposes the term the judgment states"
     surrendered = dict(basis, circumstances=[*basis["circumstances"], {"label": "自首", "quote": "主动投案。"}])
     kept = verify_judgment(Judgment(**{**low.__dict__, "term_basis": surrendered}), bundle.audit, bundle.case)
     assert kept.term == Term(months=20) and kept.why == [] and "raised" not in kept.term_basis

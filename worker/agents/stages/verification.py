@@ -18,7 +18,7 @@ from worker.agents.graph_types import Term
 from worker.agents.models import sentencing
 from worker.agents.ports import GraphStore
 from worker.agents.types import ArticleAudit, Audit, CaseInput, Evidence, Judgment, Status
-from worker.agents.wording import interpretation_line
+from worker.agents.wording import interpretation_line, term_wording
 
 
 def number_evidence(audit_result: Audit, graph: GraphStore, *, max_cases: int = 3, max_interpretations: int = 2,
@@ -143,4 +143,14 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
         return judgment
     message = f"{judgment.message}; {note}" if judgment.message else note
     basis = dict(judgment.term_basis, **{key: sentencing.term_row(term)}) if judgment.term_basis else {}
-    return replace(judgment, term=term, message=message, term_basis=basis, why=[*judgment.why, why])
+    return replace(judgment, term=term, message=message, term_basis=basis, why=[*judgment.why, why],
+                   reasoning=_term_restated(judgment.reasoning, judgment.term, term))
+
+
+def _term_restated(reasoning: str, before: Term, after: Term) -> str:
+    """The reasoning with the term it proposed, written as a judgment writes it, replaced by the term the judgment now
+    carries: the reasoning a clerk reads proposes the term the judgment states."""
+    def written(t: Term) -> str:
+        return term_wording(t.months, life=t.life, death=t.death)
+
+    return reasoning.replace(written(before), written(after)) if written(before) else reasoning
