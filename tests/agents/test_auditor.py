@@ -126,6 +126,20 @@ def test_a_mention_of_property_shows_no_item_that_names_nothing_but_property():
                                  ("被告人与被害人争吵，拿走被害人的财物。", "snatch")])
 
 
+def test_a_robbery_with_a_knife_is_not_a_robbery_with_a_gun():
+    # 263's aggravation 持枪抢劫 (a gun used or shown): the lexicon's 携带凶器 takes 持刀 and 持枪 alike, so every
+    # armed robbery showed it (18 of the corpus's 103 robberies, 2 of which name a gun); the item naming 持枪 by
+    # name is shown by a gun only
+    items = {"gun": "是否持枪抢劫", "demo": "是否具有入户抢劫、多次抢劫、持枪抢劫等加重情节"}
+    _assert_shown(items,
+                  shows=[("被告人掏出一把手枪顶住被害人，抢走其手机一部。", "gun"),
+                         ("被告人持枪闯入商店，劫取现金五千元。", "gun"),
+                         ("被告人持猎枪威胁被害人，抢走现金二千元。", "demo")],
+                  does_not_show=[("被告人在巷口持刀威胁被害人，抢走其手机一部。", "gun"),
+                                 ("被告人在巷口持刀威胁被害人，抢走其手机一部。", "demo"),
+                                 ("被告人手持木棒殴打被害人，劫取现金八百元。", "gun")])
+
+
 def test_a_blood_alcohol_test_of_80_mg_or_more_shows_drunk_driving_and_driving_alone_does_not():
     items = {"drunk": "是否血液酒精含量达到80毫克/100毫升以上"}
     _assert_shown(items,

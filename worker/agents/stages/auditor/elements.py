@@ -157,6 +157,9 @@ ELEMENT_EXPRESSIONS = {
 # pattern that would fire on too much alone carries its context (custody before an escape, a fugitive
 # before help to hide).
 ELEMENT_CONCEPTS = (
+    # a gun, as 263's aggravation names it ("持枪抢劫": using or showing a gun, the 2000 interpretation's 第五条): not
+    # any weapon, which the lexicon's 携带凶器 also takes ("持刀"); the item naming it by name means only this
+    ("持枪", r"持枪", r"(?:持|拿|掏|亮|出示|携带|使用|用)[^，。；]{0,6}?枪|开枪|枪击|鸣枪"),
     ("被关押", r"被关押|在押", r"服刑|羁押|在押|关押|监狱|看守所|劳改|管教所|戒毒所"),
     ("脱逃", r"脱逃", r"(?:服刑|羁押|在押|关押|监狱|看守所|劳改|管教所|戒毒所).{0,80}?(?:脱逃|逃离|逃出|逃跑|逃脱|越狱|翻越|逃窜|流窜|在逃)"),
     ("滥用职权", r"滥用职权|玩忽职守",
