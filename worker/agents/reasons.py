@@ -57,7 +57,8 @@ JUDGMENT_MALFORMED = "judgment.malformed_citations"  # citations: the markers th
 JUDGMENT_UNVERIFIED = "judgment.unverified_articles"  # articles: cited, but not verified by the Auditor
 JUDGMENT_NOT_IN_FORCE = "judgment.not_in_force"  # articles, date
 JUDGMENT_STRAY_CHARGES = "judgment.stray_charges"  # charges no verified article defines (empty: no charge at all)
-# months, predicted, basis ("maximum": the statutory maximum; "combined": Article 69's combined punishment)
+# months, predicted, basis ("maximum": the statutory maximum; "combined": Article 69's combined punishment;
+# "remaining": combined with the remaining sentence of an offence committed while serving one, Article 71)
 JUDGMENT_TERM_CAPPED = "judgment.term_capped"
 JUDGMENT_TERM_RAISED = "judgment.term_raised"  # months, predicted: to the articles' minimum (no ground to go below)
 JUDGMENT_DEATH_NOT_PROVIDED = "judgment.death_not_provided"  # life (True: life instead) or months, basis
