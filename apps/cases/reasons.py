@@ -126,7 +126,7 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                    "instead."))),
     codes.JUDGMENT_LIFE_NOT_PROVIDED: Sentence(gettext_lazy("The verified articles do not provide life imprisonment; "
                                                             "%(months)s months instead.")),
-    codes.JUDGMENT_STAGE_FAILED: Sentence(gettext_lazy("The %(stage)s stage failed."), gettext_lazy("%(detail)s")),
+    codes.JUDGMENT_STAGE_FAILED: Sentence(gettext_lazy("The %(stage)s stage failed."), "%(detail)s"),
     codes.JUDGMENT_NO_CLASSIFIER: Sentence(gettext_lazy("No charge classifier has been trained.")),
     codes.JUDGMENT_CLASSIFIER_ONLY: Sentence(gettext_lazy("Evaluation baseline: the trained classifiers alone, "
                                                           "without retrieval, audit or evidence.")),
@@ -213,7 +213,7 @@ def reason_render(why: dict | None, fallback: str = "") -> dict:
     if entry is None:
         return {"text": fallback, "detail": "", "quote": "", "known": False}
     values = _values(why)
-    sentence = entry(values | {k: why[k] for k in ("satisfied", "verdict", "applies", "reason", "life") if k in why}) \
+    sentence = entry(values | {k: why[k] for k in ("satisfied", "verdict", "applies", "reason") if k in why}) \
         if callable(entry) else entry
     try:
         text = str(sentence.text) % values

@@ -75,9 +75,9 @@ class StageFailure(Exception):
     """A strategy could not finish a stage; carries the explicit status to report."""
 
     def __init__(self, status: Status, stage: str, detail: str):
-        super().__init__(f"{stage}: {detail}")
-        self.status = status
         self.message = f"{stage}: {detail}"
+        super().__init__(self.message)
+        self.status = status
         self.why = reasons.why(reasons.JUDGMENT_STAGE_FAILED, stage=stage, detail=detail)
 
 
