@@ -37,6 +37,7 @@ PATH_LABELS = {
     "flat": gettext_lazy("flat retrieval (naive RAG)"),
     "case": gettext_lazy("articles cited by the retrieved cases"),
     "unit": gettext_lazy("unit-crime provisions of the candidates (the facts show a unit crime)"),
+    "definition": gettext_lazy("definitions of terms the candidates use (such as 毒品)"),
     "plan-statutes": gettext_lazy("planner — statute searches (BM25 + dense, intent-reranked)"),
     "plan-interpretations": gettext_lazy("planner — interpretation searches (BM25 + interpretations of dense articles)"),
     "plan-precedents": gettext_lazy("planner — precedent searches (ontology similarity × court authority)"),
@@ -46,6 +47,7 @@ PATH_SHORT = {
     "sem": gettext_lazy("similar cases"), "com": gettext_lazy("case community"), "chg": gettext_lazy("charge"),
     "art": gettext_lazy("statute search"), "flat": gettext_lazy("flat search"), "case": gettext_lazy("cited by similar cases"),
     "unit": gettext_lazy("unit-crime provision"),
+    "definition": gettext_lazy("definition of a term"),
     "plan-statutes": gettext_lazy("statute search"), "plan-interpretations": gettext_lazy("interpretation search"),
     "plan-precedents": gettext_lazy("precedent search"),
 }

@@ -81,6 +81,12 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
         else Sentence(gettext_lazy("Does not apply: the facts do not show that a unit committed the offence."))
         if not v.get("shown")
         else Sentence(gettext_lazy("Does not apply: no article in this unit-crime provision's scope applies."))),
+    codes.ARTICLE_DEFINITION: lambda v: (
+        Sentence(gettext_lazy("Applies: this provision defines %(term)s, the facts show what it defines (“%(quote)s”), "
+                              "and %(covered)s, which applies, uses the term.")) if v.get("applies")
+        else Sentence(gettext_lazy("Does not apply: no article that applies uses the term %(term)s."))
+        if not v.get("covered")
+        else Sentence(gettext_lazy("Does not apply: the facts show nothing this provision defines as %(term)s."))),
     codes.ARTICLE_REVIEWER: lambda v: (
         Sentence(gettext_lazy("Decided by the reviewer: %(reason)s — %(outcome)s.")) if v.get("reason")
         else Sentence(gettext_lazy("The reviewer changed element(s) %(items)s: %(supported)s of %(total)s shown — %(outcome)s."))),

@@ -254,6 +254,17 @@ class AgeGraphStore:
         return self._articles("MATCH (i:Interpretation)-[:INTERPRETS]->(a:Article) WHERE i.pk = $pk RETURN a",
                               {"pk": interpretation_pk})
 
+    def definitions(self) -> list[tuple[ArticleNode, str]]:
+        return self._memo(("definitions", 0), self._definitions)
+
+    def _definitions(self) -> list[tuple[ArticleNode, str]]:
+        versions = list(ArticleVersion.objects.filter(valid_to__isnull=True, repealed=False,
+                                                      text__regex=r"^\s*本(法|章|节)所称"))
+        self.prefetch_articles(v.article_id for v in versions)
+        found = [(self.article(v.article_id), v.text) for v in versions]
+        return sorted(((node, text) for node, text in found if node is not None),
+                      key=lambda pair: (pair[0].law, pair[0].number, pair[0].sub))
+
     def references(self, article_pk: int) -> list[ArticleNode]:
         return self._articles("MATCH (a:Article)-[:REFERS_TO]->(b:Article) WHERE a.pk = $pk RETURN b", {"pk": article_pk})
 

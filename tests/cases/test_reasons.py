@@ -27,6 +27,12 @@ def test_every_code_has_a_sentence():
      "本单位犯罪条款涵盖第一百四十条"),
     (reasons.why(reasons.ARTICLE_UNIT, applies=False, shown=False, quote="", covered="第一百四十条"), "未显示犯罪由单位实施"),
     (reasons.why(reasons.ARTICLE_UNIT, applies=False, shown=True, quote="被告单位", covered=""), "范围内没有适用的法条"),
+    (reasons.why(reasons.ARTICLE_DEFINITION, applies=True, shown=True, term="毒品", quote="海洛因",
+                 covered="第三百四十七条"), "适用的第三百四十七条使用了该术语"),
+    (reasons.why(reasons.ARTICLE_DEFINITION, applies=False, shown=True, term="毒品", quote="海洛因", covered=""),
+     "没有适用的法条使用“毒品”"),
+    (reasons.why(reasons.ARTICLE_DEFINITION, applies=False, shown=False, term="毒品", quote="", covered="第三百四十七条"),
+     "未显示本条所称的“毒品”"),
 ])
 def test_sentences_are_in_the_page_language_with_scores_kept_for_the_details(compiled_catalogs, why, words):
     with translation.override("zh-hans"):

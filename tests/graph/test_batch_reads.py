@@ -1,10 +1,12 @@
 """The batch reads of the hot paths (issue 20) answer exactly what the one-item reads answered:
 the set-based SQL of the cases, the batched articles and texts, the numpy-parsed vectors."""
 
+import datetime as dt
+
 import numpy as np
 import pytest
 
-from apps.corpus.models import Article, DenseVector, Precedent
+from apps.corpus.models import Article, ArticleVersion, DenseVector, Precedent
 from apps.corpus.services.indexing import search_indexes_build
 from apps.graph.retriever import DbRetriever, _cosines, _vectors
 from apps.graph.services.building import graph_build
@@ -95,3 +97,16 @@ def test_community_scores_read_the_embeddings_as_pgvector_does(built):
     theirs = [(pk, np.asarray(e, dtype=np.float32)) for pk, e in rows.values_list("pk", "embedding")]
     assert theirs, "a real test: the demo graph has communities"
     assert retriever.community_scores("盗窃 入户 现金") == cosines(theirs, query)
+
+
+def test_the_definitions_are_the_current_texts_opening_with_a_defined_term(built):
+    law = Article.objects.first().law
+    drugs = Article.objects.create(law=law, number=357, key="357", label="第三百五十七条")
+    ArticleVersion.objects.create(article=drugs, text="本法所称的毒品，是指鸦片、海洛因、甲基苯丙胺（冰毒）。", text_sha256="d1")
+    old = Article.objects.create(law=law, number=367, key="367", label="第三百六十七条")
+    ArticleVersion.objects.create(article=old, text="本法所称淫秽物品，是指诲淫性的书刊。", text_sha256="d2",
+                                  valid_to=dt.date(2000, 1, 1))  # no longer in force: not a definition today
+    graph_build()
+    found = AgeGraphStore().definitions()
+    assert [(node.number, text) for node, text in found] == [(357, "本法所称的毒品，是指鸦片、海洛因、甲基苯丙胺（冰毒）。")]
+    assert found[0][0].pk == drugs.pk and found[0][0].charges == ()

@@ -37,6 +37,9 @@ ARTICLE_MODEL = "article.model"  # the LLM's decision
 # applies, shown, quote, covered: a unit-crime provision, decided by whether the facts show a unit crime (quote)
 # and which passed articles of its scope it goes with (worker/agents/stages/auditor/provisions.py)
 ARTICLE_UNIT = "article.unit"
+# applies, shown, term, quote, covered: a definition provision (357 for 毒品), its term, what of it the facts show
+# and which passed articles using the term it goes with (worker/agents/stages/auditor/provisions.py)
+ARTICLE_DEFINITION = "article.definition"
 ARTICLE_REVIEWER = "article.reviewer"  # reason, outcome: a reviewer's decision in a what-if
 
 # Pruning ------------------------------------------------------------------------------

@@ -257,6 +257,7 @@ class StatisticalStrategy(Strategy):
             if best is not None:
                 best.passed = True
         units = _unit_decisions(decided)
+        definitions = _definition_decisions(decided)
         for a, supported in decided:
             p = a.score
             carried = sorted(a.contributions.items(), key=lambda kv: -abs(kv[1]))[:3]
@@ -269,6 +270,15 @@ class StatisticalStrategy(Strategy):
                             "no article in its scope applies" if not covered else
                             f"the facts show a unit crime ({shown.span_text}) and it covers {'、'.join(covered)}, which applies"))
                 a.why = reasons.why(reasons.ARTICLE_UNIT, applies=a.passed, shown=bool(shown),
+                                    quote=shown.span_text if shown else "", covered="、".join(covered))
+            elif a.article_pk in definitions:
+                term, shown, covered = definitions[a.article_pk]
+                a.passed = bool(shown and covered)
+                a.reason = (f"a definition of {term}: " + ("no article that applies uses the term" if not covered else
+                            "the facts show nothing it defines" if not shown else
+                            f"the facts show what it defines ({shown.span_text}) and {'、'.join(covered)}, which applies, "
+                            "uses the term"))
+                a.why = reasons.why(reasons.ARTICLE_DEFINITION, applies=a.passed, shown=bool(shown), term=term,
                                     quote=shown.span_text if shown else "", covered="、".join(covered))
             elif not supported:
                 a.reason = f"no checklist item is shown by the facts ({len(a.items)} checked); P = {p:.2f} is not enough alone"
@@ -454,6 +464,21 @@ def _unit_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, tuple[
         shown = next((i for i in a.items if i.satisfied and provisions.UNIT_ITEM_RE.search(i.question)), None)
         covered = [b.label for b, _ in decided if b.passed and b.charges and scope.covers(provisions.key_of(b.key))]
         found[a.article_pk] = (shown, covered)
+    return found
+
+
+def _definition_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, tuple[str, ItemVerdict | None, list[str]]]:
+    """The definition provisions among the candidates (provisions.defined_term), each with its term, its first
+    item the facts show (None when none is) and the labels of the passed articles that use the term: it applies
+    when both are there."""
+    found = {}
+    for a, _ in decided:
+        term = provisions.defined_term(a.text) if not a.charges else None
+        if term is None:
+            continue
+        shown = next((i for i in a.items if i.satisfied), None)
+        covered = [b.label for b, _ in decided if b.passed and b.charges and term in b.text]
+        found[a.article_pk] = (term, shown, covered)
     return found
 
 

@@ -9,6 +9,7 @@ graph returns, and the same case must give the same run.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable, Mapping
 
 from worker.agents.graph_types import (
@@ -316,6 +317,16 @@ class InMemoryGraphStore:
 
     def all_interpretations(self) -> list[InterpretationNode]:
         return [self._interpretations[pk] for pk in sorted(self._interpretations)]
+
+    def definitions(self) -> list[tuple[ArticleNode, str]]:
+        """The articles whose current text opens with 本法所称 / 本章所称 / 本节所称, with it, in statute order."""
+        found = []
+        for node in _in_statute_order(self._articles.values()):
+            current = self._current_version(node.pk)
+            text = self._texts[current].text if current is not None else ""
+            if re.match(r"\s*本(法|章|节)所称", text):
+                found.append((node, text))
+        return found
 
     def references(self, article_pk: int) -> list[ArticleNode]:
         """Articles this article REFERS_TO (outgoing edges only), in statute order (law, number, sub, pk)."""

@@ -1,4 +1,4 @@
-"""Unit-crime provisions: articles that define no charge but go with one, read from the statute text.
+"""Unit-crime and definition provisions: articles that define no charge but go with one, read from the statute text.
 
 A unit-crime provision (150, 200, 211, 220, 231, 346, 366: "单位犯本节第X条至第Y条规定之罪的，对单位判处罚金，
 并对其直接负责的主管人员和其他直接责任人员…处罚") applies beside an article in its scope when a unit committed
@@ -8,6 +8,13 @@ scope is the articles its text names, ranges included.
 The Researcher adds the unit-crime provisions of the candidates when the facts show a unit crime; the
 statistical Auditor decides them by the rule here; the Adjudicator cites a verified one beside the article
 of its scope it goes with.
+
+A definition provision (357: "本法所称的毒品，是指鸦片、海洛因…"; 367: "本法所称淫秽物品，是指…") says what a term
+of other articles means. It goes with a candidate whose text uses its term (357 with 347, which punishes selling
+毒品), and it applies when the facts show what it defines: one of its checklist items ("是否属于海洛因") is shown.
+The Researcher adds the definition provisions of the candidates; the statistical Auditor decides them by that rule.
+The Adjudicator cites a verified one as it cites any article defining no charge: when the precedents convicted of
+the chosen charge cite it (most drug judgments do not cite 357); verified, it stays in the evidence chain.
 """
 
 from __future__ import annotations
@@ -25,6 +32,9 @@ UNIT_CRIME = r"被告单位|单位犯罪|直接负责的主管人员|其他直�
 UNIT_CRIME_RE = re.compile(UNIT_CRIME)
 UNIT_ITEM_RE = re.compile(r"单位犯罪")  # the checklist item of a unit-crime provision that asks for the unit
 _UNIT_CLAUSE = re.compile(r"^\s*单位犯(?:本节|本章)?(.{1,160}?)规定之罪")
+
+# "本法所称的毒品，是指", "本章所称战时，是指": the term is what comes between 所称 and 是指.
+_DEFINITION = re.compile(r"^\s*本(?:法|章|节)所称的?([^，,。；\s]{1,12})，是指")
 
 Key = tuple[int, int]  # (number, sub): 219之一 is (219, 1)
 
@@ -63,3 +73,9 @@ def key_of(key: str) -> Key:
     """"219-1" -> (219, 1); "264" -> (264, 0) (ArticleAudit.key)."""
     number, _, sub = key.partition("-")
     return int(number), int(sub or 0)
+
+
+def defined_term(text: str) -> str | None:
+    """The term a definition provision defines ("毒品" for 357); None when ``text`` is not one."""
+    match = _DEFINITION.match(text or "")
+    return match.group(1) if match else None

@@ -99,8 +99,10 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
     graph.prefetch_articles_of_cases(cases)
     for pk, paths in cases.items():
         add_articles("case", [a.pk for a in graph.articles_of_case(pk)], companion=True)
+    defining = [nodes[pk] for pk in articles if nodes[pk].charges]
     if provisions.unit_crime_shown(focus):  # the unit-crime provisions whose scope holds a candidate
-        add_articles("unit", unit_provisions([nodes[pk] for pk in articles if nodes[pk].charges], graph), companion=True)
+        add_articles("unit", unit_provisions(defining, graph), companion=True)
+    add_articles("definition", definition_provisions(defining, graph), companion=True)
     result.candidate_cases = sorted(cases)
     result.candidate_articles = sorted(articles, key=lambda pk: (nodes[pk].number, nodes[pk].sub))
     result.article_sources = {pk: sorted(set(v)) for pk, v in articles.items()}
@@ -124,6 +126,16 @@ def unit_provisions(defining: list[ArticleNode], graph: GraphStore) -> list[int]
             if scope is not None and scope.covers((target.number, target.sub)):
                 found.add(node.pk)
     return sorted(found)
+
+
+def definition_provisions(defining: list[ArticleNode], graph: GraphStore) -> list[int]:
+    """The definition provisions (provisions.defined_term) whose term one of the ``defining`` articles uses:
+    357 (毒品) for 347."""
+    terms = [(node.pk, term) for node, text in graph.definitions() if (term := provisions.defined_term(text))]
+    if not terms or not defining:
+        return []
+    texts = [t[-1].text for t in (graph.article_texts(a.pk) for a in defining) if t]
+    return [pk for pk, term in terms if any(term in text for text in texts)]
 
 
 def paths_to_run(params: Params) -> list[RetrievalPath]:
