@@ -2,6 +2,8 @@
 
 from collections import Counter
 
+from django.utils.translation import gettext as _
+
 from apps.evaluation import metrics
 from apps.evaluation.models import EvaluationCase, EvaluationRun
 
@@ -58,6 +60,13 @@ def cases_page_queryset(run: EvaluationRun, outcome: str = ""):
     elif outcome:
         qs = qs.filter(status=outcome)
     return qs
+
+
+def status_label(status: str) -> str:
+    """A record's status in the page language: a defendant's result status, or "failed" (the run raised)."""
+    from apps.cases.models import RESULT_STATUS_LABELS
+
+    return str(RESULT_STATUS_LABELS.get(status, _("failed") if status == "failed" else status))
 
 
 def case_get(run: EvaluationRun, case_id: str) -> EvaluationCase | None:

@@ -60,7 +60,8 @@ def case_detail(request, pk: int, case_id: str):
     from apps.cases.evidence import evidence_view  # the same evidence viewer as a judgment run's
 
     bundles = [{"bundle": b, "ev": evidence_view(b)} for b in case.bundles]
-    return render(request, "evaluation/case_detail.html", {"run": run, "case": case, "bundles": bundles})
+    return render(request, "evaluation/case_detail.html", {"run": run, "case": case, "bundles": bundles,
+                                                           "status_label": selectors.status_label(case.status)})
 
 
 def compare(request):

@@ -176,6 +176,17 @@ def test_the_floor_of_several_charges_is_the_highest_of_their_minimums_and_a_gro
     assert not reduction_shown({"circumstances": [{"label": "如实供述", "quote": ""}, {"label": "取得谅解", "quote": ""}]})
 
 
+def test_the_grounds_the_lexicon_does_not_name_are_shown_in_the_basis_and_keep_a_term_below_the_range():
+    from worker.agents.models.sentencing import circumstances_shown, reduction_shown
+
+    facts = "被告人张某持刀闯入被害人家中欲实施抢劫，见被害人年迈，自动放弃犯罪离开。案发后被告人如实供述。"
+    shown = circumstances_shown(facts)
+    assert {"label": "犯罪中止", "quote": "被告人张某持刀闯入被害人家中欲实施抢劫，见被害人年迈，自动放弃犯罪离开。"} in shown
+    assert reduction_shown({"circumstances": shown})
+    assert reduction_shown({"circumstances": circumstances_shown("经鉴定，被告人李某的行为属防卫过当。")})
+    assert not reduction_shown({"circumstances": circumstances_shown("被告人王某持刀抢劫被害人现金500元，到案后如实供述。")})
+
+
 def test_a_term_below_the_articles_minimum_is_raised_unless_the_facts_show_a_ground_to_go_below_it():
     """Article 63: a sentence below the statutory range needs a ground the law gives (attempt, accessory, surrender,
     meritorious service, a minor); confession and compensation lighten a sentence within it."""

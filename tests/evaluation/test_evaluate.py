@@ -3,6 +3,7 @@ metrics files, resuming, comparison, and the dashboard pages."""
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -170,6 +171,11 @@ def test_dashboard_pages(world, personas):
     assert clerk.get(f"/evaluation/{base.pk}/?outcome=correct").status_code == 200
     case = clerk.get(f"/evaluation/{base.pk}/cases/t-theft/")
     assert case.status_code == 200 and "盗窃罪".encode() in case.content
+    en = clerk.get(f"/evaluation/{base.pk}/cases/t-theft/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    status = re.search(r'<td class="status-(\w+)">([^<]*)</td>', en)
+    assert status.group(1) == "judged" and status.group(2) == "judged", "the status's label, not its code and a message"
+    zh = clerk.get(f"/evaluation/{base.pk}/cases/t-theft/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert re.search(r'<td class="status-judged">([^<]*)</td>', zh).group(1) == "已裁判"
     assert clerk.get(f"/evaluation/{base.pk}/cases/nope/").status_code == 404
     csv_response = clerk.get(f"/evaluation/{base.pk}/metrics.csv")
     assert csv_response.status_code == 200 and b"charge_acc" in b"".join(csv_response.streaming_content)

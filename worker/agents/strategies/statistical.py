@@ -274,10 +274,10 @@ class StatisticalStrategy(Strategy):
             elif a.article_pk in definitions:
                 term, shown, covered = definitions[a.article_pk]
                 a.passed = bool(shown and covered)
-                a.reason = (f"a definition of {term}: " + ("no article that applies uses the term" if not covered else
-                            "the facts show nothing it defines" if not shown else
-                            f"the facts show what it defines ({shown.span_text}) and {'、'.join(covered)}, which applies, "
-                            "uses the term"))
+                a.reason = (f"a definition of {term}: " + (
+                    "no article that applies uses the term" if not covered else
+                    "the facts show nothing it defines" if not shown else
+                    f"the facts show what it defines ({shown.span_text}) and {'、'.join(covered)}, which applies, uses it"))
                 a.why = reasons.why(reasons.ARTICLE_DEFINITION, applies=a.passed, shown=bool(shown), term=term,
                                     quote=shown.span_text if shown else "", covered="、".join(covered))
             elif not supported:
@@ -467,7 +467,10 @@ def _unit_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, tuple[
     return found
 
 
-def _definition_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, tuple[str, ItemVerdict | None, list[str]]]:
+_Definition = tuple[str, ItemVerdict | None, list[str]]  # the term, the item showing it, the articles using it
+
+
+def _definition_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, _Definition]:
     """The definition provisions among the candidates (provisions.defined_term), each with its term, its first
     item the facts show (None when none is) and the labels of the passed articles that use the term: it applies
     when both are there."""
