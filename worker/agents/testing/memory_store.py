@@ -319,11 +319,11 @@ class InMemoryGraphStore:
         return [self._interpretations[pk] for pk in sorted(self._interpretations)]
 
     def definitions(self) -> list[tuple[ArticleNode, str]]:
-        """The articles whose current text opens with 本法所称 / 本章所称 / 本节所称, with it, in statute order."""
+        """The articles whose text in force now (open-ended) opens with 本法所称 / 本章所称 / 本节所称, with it, in
+        statute order."""
         found = []
         for node in _in_statute_order(self._articles.values()):
-            current = self._current_version(node.pk)
-            text = self._texts[current].text if current is not None else ""
+            text = next((v.text for v in reversed(self.article_texts(node.pk)) if v.valid_to is None), "")
             if re.match(r"\s*本(法|章|节)所称", text):
                 found.append((node, text))
         return found
