@@ -24,8 +24,16 @@ class Sentence:
     detail: str = ""  # lazy: the analysis detail, same placeholders
 
 
-def _choose(key: str, yes: Sentence, no: Sentence) -> Callable[[dict], Sentence]:
-    return lambda values: yes if values.get(key) else no
+Choice = Sentence | Callable[[dict], Sentence]
+
+
+def _choose(key: str, yes: Choice, no: Choice) -> Callable[[dict], Sentence]:
+    """``yes`` when the value ``key`` is true, else ``no``; either may itself be a choice."""
+    def pick(values: dict) -> Sentence:
+        chosen = yes if values.get(key) else no
+        return chosen(values) if callable(chosen) else chosen
+
+    return pick
 
 
 _ELEMENTS = gettext_lazy("%(supported)s of %(total)s elements shown; score %(p)s, threshold %(threshold)s; "
@@ -75,18 +83,17 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
     codes.ARTICLE_UNCHECKED: Sentence(gettext_lazy("Not checked: this run left the Auditor agent out.")),
     codes.ARTICLE_MODEL: _choose("applies", Sentence(gettext_lazy("Applies, in the language model's assessment.")),
                                  Sentence(gettext_lazy("Does not apply, in the language model's assessment."))),
-    codes.ARTICLE_UNIT: lambda v: (
-        Sentence(gettext_lazy("Applies: a unit committed the offence (“%(quote)s”), and this unit-crime provision "
-                              "covers %(covered)s.")) if v.get("applies")
-        else Sentence(gettext_lazy("Does not apply: the facts do not show that a unit committed the offence."))
-        if not v.get("shown")
-        else Sentence(gettext_lazy("Does not apply: no article in this unit-crime provision's scope applies."))),
-    codes.ARTICLE_DEFINITION: lambda v: (
-        Sentence(gettext_lazy("Applies: this provision defines %(term)s, the facts show what it defines (“%(quote)s”), "
-                              "and %(covered)s, which applies, uses the term.")) if v.get("applies")
-        else Sentence(gettext_lazy("Does not apply: no article that applies uses the term %(term)s."))
-        if not v.get("covered")
-        else Sentence(gettext_lazy("Does not apply: the facts show nothing this provision defines as %(term)s."))),
+    codes.ARTICLE_UNIT: _choose("applies", Sentence(gettext_lazy(
+        "Applies: a unit committed the offence (“%(quote)s”), and this unit-crime provision covers %(covered)s.")),
+        _choose("shown",
+                Sentence(gettext_lazy("Does not apply: no article in this unit-crime provision's scope applies.")),
+                Sentence(gettext_lazy("Does not apply: the facts do not show that a unit committed the offence.")))),
+    codes.ARTICLE_DEFINITION: _choose("applies", Sentence(gettext_lazy(
+        "Applies: this provision defines %(term)s, the facts show what it defines (“%(quote)s”), and %(covered)s, "
+        "which applies, uses the term.")),
+        _choose("covered",
+                Sentence(gettext_lazy("Does not apply: the facts show nothing this provision defines as %(term)s.")),
+                Sentence(gettext_lazy("Does not apply: no article that applies uses the term %(term)s.")))),
     codes.ARTICLE_REVIEWER: lambda v: (
         Sentence(gettext_lazy("Decided by the reviewer: %(reason)s — %(outcome)s.")) if v.get("reason")
         else Sentence(gettext_lazy("The reviewer changed element(s) %(items)s: %(supported)s of %(total)s shown — %(outcome)s."))),

@@ -111,4 +111,4 @@ def test_the_definitions_are_the_current_texts_opening_with_a_defined_term(built
     numbers = [node.number for node, _ in found]
     assert 367 in numbers and 451 not in numbers and numbers == sorted(numbers)
     assert dict((node.number, text) for node, text in found)[367] == "本法所称淫秽物品，是指诲淫性的书刊。"
-    assert all(text.startswith("本法所称") and not node.charges for node, text in found), "the demo's theft articles are none"
+    assert all(text.startswith("本法所称") and not node.charges for node, text in found), "no article of an offence"

@@ -277,7 +277,8 @@ class StatisticalStrategy(Strategy):
                 a.reason = (f"a definition of {term}: " + (
                     "no article that applies uses the term" if not covered else
                     "the facts show nothing it defines" if not shown else
-                    f"the facts show what it defines ({shown.span_text}) and {'、'.join(covered)}, which applies, uses it"))
+                    f"the facts show what it defines ({shown.span_text}) and {'、'.join(covered)}, which applies, "
+                    "uses it"))
                 a.why = reasons.why(reasons.ARTICLE_DEFINITION, applies=a.passed, shown=bool(shown), term=term,
                                     quote=shown.span_text if shown else "", covered="、".join(covered))
             elif not supported:
