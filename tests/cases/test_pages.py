@@ -188,6 +188,7 @@ def test_the_evidence_page_links_every_citation_to_its_evidence_item(personas, j
     basis = result.bundle["judgment"]["term_basis"]
     assert 'id="term-basis"' in page and basis["ranges"] and all(f'href="#art-{r["key"]}"' in page for r in basis["ranges"])
     assert "How the term was set" in page and all(c["label"] in page for c in basis["circumstances"])
+    assert all(f"（{c['article']}）" in page for c in basis["circumstances"] if c.get("article"))
     assert result.bundle["versions"]["pipeline"] in page
 
 
@@ -285,3 +286,13 @@ def test_the_term_basis_of_a_language_model_says_the_model_proposed_the_term(lan
         capped = render_to_string("cases/_term_basis.html", {"b": _term_basis(Judgment(
             status=Status.JUDGED, term=Term(months=36), term_basis={**basis, "capped": {"months": 36, "life": False, "death": False}}))})
     assert ("the term is capped there" if lang == "en" else "刑期以此为上限") in capped
+
+
+def test_the_term_basis_names_the_article_of_a_circumstance():
+    from django.template.loader import render_to_string
+
+    basis = {"circumstances": [{"label": "自首", "quote": "案发后主动投案。", "article": "第六十七条"},
+                               {"label": "取得谅解", "quote": "取得被害人谅解。"}]}
+    html = render_to_string("cases/_term_basis.html", {"b": basis, "memo": True})
+    assert "<strong>自首</strong> <span class=\"muted\">（第六十七条）</span>" in html
+    assert "<strong>取得谅解</strong>: " in html, "a circumstance no article provides for names none"

@@ -31,7 +31,7 @@ from worker.agents.stages.auditor.amounts import TIERS, Standard, largest_amount
 from worker.agents.stages.features import drug_grams, extract_features, where
 from worker.agents.stages.focus import SENTENCE_RE
 from worker.agents.graph_types import Term
-from worker.agents.numerals import NUMERAL_CHARS, chinese_to_int
+from worker.agents.numerals import NUMERAL_CHARS, article_label, chinese_to_int
 
 # The general part's bounds (Articles 38, 42, 45): 管制 3 months–2 years, 拘役 1–6 months,
 # fixed-term imprisonment 6 months–15 years for one offence.
@@ -274,11 +274,21 @@ def sentencing_features(facts: str, *, charges: int, ranges: list[StatutoryRange
     return row
 
 
+# The provision of the Criminal Law that provides for each circumstance, for the reviewer (the numbering of the 1997
+# law, which its amendments kept): surrender (67; confession is its third paragraph), recidivism (65; a drug
+# recidivist, 356), meritorious service (68), the roles in a joint offence (25-28), attempt, discontinuance and
+# preparation (22-24), a minor (17), excessive defence and necessity (20, 21), a crime while serving a sentence
+# (71). Compensation, forgiveness, a plea of guilt and the like rest on interpretations and procedure law: none.
+PROVIDED_BY = {"自首": 67, "坦白": 67, "如实供述": 67, "累犯": 65, "毒品再犯": 356, "立功": 68, "共同犯罪": 25, "主犯": 26,
+               "从犯": 27, "胁从犯": 28, "未遂": 23, "犯罪中止": 24, "犯罪预备": 22, "未成年人": 17, "防卫过当": 20,
+               "避险过当": 21, SERVING_LABEL: 71}
+
+
 def circumstances_shown(facts: str) -> list[dict]:
     """The sentencing circumstances (CIRCUMSTANCES) the lexicon finds in ``facts``, and an offence committed while
     serving a sentence (``SERVING``), the ones the term model reads, then the grounds to go below the range that it
     does not read (``OTHER_GROUNDS``), each with the sentence that shows it ("" for a label found by counting, such
-    as 多次)."""
+    as 多次), and the article that provides for it (``PROVIDED_BY``) where there is one."""
     found = {label for _, label in extract_features(facts).labels()}
     shown = []
     for label in CIRCUMSTANCES:
@@ -289,6 +299,9 @@ def circumstances_shown(facts: str) -> list[dict]:
         match = pattern.search(facts)
         if match:
             shown.append({"label": label, "quote": _sentence_at(facts, match.start())})
+    for row in shown:
+        if row["label"] in PROVIDED_BY:
+            row["article"] = article_label(PROVIDED_BY[row["label"]])
     return shown
 
 
