@@ -150,6 +150,19 @@ def test_a_blood_alcohol_test_of_80_mg_or_more_shows_drunk_driving_and_driving_a
                                  ("经检测其血液酒精含量为每百毫升79.5毫克。", "drunk")])
 
 
+def test_a_past_conviction_recited_in_the_facts_shows_no_element_of_the_present_offence():
+    # found in `make demo`: a theft's element was quoted from the sentence reciting the defendant's record
+    item = "是否秘密窃取公私财物"
+    checker = ElementChecker.from_items([item], tokenize=lambda text: [text])
+    facts = "被告人王某曾因盗窃罪被判处有期徒刑一年，2019年1月刑满释放。2020年5月3日，王某在某超市盗窃手机一部，价值3000元。"
+    support = checker.check(facts, [item])[0]
+    assert support.satisfied and facts[slice(*support.span)].startswith("2020年5月3日")
+    assert not checker.check("被告人王某曾因犯盗窃罪于2015年被本院判处有期徒刑一年。2020年5月3日王某在家中被抓获。",
+                             [item])[0].satisfied
+    kept = "被告人王某因犯盗窃罪被判处有期徒刑一年，刑满释放后又于2020年5月3日在某超市盗窃手机一部。"
+    assert checker.check(kept, [item])[0].satisfied, "the act after the recital, in the same sentence, still shows it"
+
+
 def _assert_shown(items: dict[str, str], shows: list, does_not_show: list) -> None:
     """Each (facts, key) of ``shows`` shows the item ``items[key]``; none of ``does_not_show`` does."""
     checker = ElementChecker.from_items(list(items.values()), tokenize=lambda text: [text])

@@ -294,5 +294,5 @@ def test_the_term_basis_names_the_article_of_a_circumstance():
     basis = {"circumstances": [{"label": "自首", "quote": "案发后主动投案。", "article": "第六十七条"},
                                {"label": "取得谅解", "quote": "取得被害人谅解。"}]}
     html = render_to_string("cases/_term_basis.html", {"b": basis, "memo": True})
-    assert "<strong>自首</strong> <span class=\"muted\">（第六十七条）</span>" in html
+    assert "<strong>自首</strong><span class=\"muted\">（第六十七条）</span>" in html
     assert "<strong>取得谅解</strong>: " in html, "a circumstance no article provides for names none"

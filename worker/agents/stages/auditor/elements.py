@@ -358,6 +358,7 @@ class ElementChecker:
     def check(self, facts: str, questions: Sequence[str], *, article_pk: int | None = None) -> list[Support]:
         """One Support per question; ``article_pk`` names the article the items belong to (for the amount
         standards of its interpretations)."""
+        facts = without_past_convictions(facts)
         standards = self.standards.get(article_pk, {}) if article_pk is not None else {}
         amount = largest_amount(facts) if standards else None
         sentences = [(m.start(), m.end(), m.group()) for m in SENTENCE_RE.finditer(facts)] or [(0, len(facts), facts)]
@@ -417,6 +418,19 @@ class ElementChecker:
                     span = (start + sentence.start(), start + sentence.end()) if sentence else (start, end)
                     return span, [label for label, _ in hits]
         return None
+
+
+# A past conviction, as the facts recite it ("曾因犯盗窃罪于2015年被本院判处…"): the defendant's record, a sentencing
+# circumstance (前科, 累犯), not the present offence. An element is not shown by it: a theft's "是否秘密窃取公私财物"
+# was quoted from "被告人王某曾因盗窃罪被判处有期徒刑一年" in `make demo`, the sentence before the theft. Only the
+# recital is masked, not its sentence ("…刑满释放后又于5月3日盗窃…" keeps the act). An administrative detention is
+# left alone: the facts also write it for the present act ("因该案于…被…行政拘留").
+PAST_CONVICTION = re.compile(r"因犯?[^，。；：]{1,40}?被[^，。；：]{0,40}?(?:判处|判决|劳动教养|强制隔离戒毒)")
+
+
+def without_past_convictions(facts: str) -> str:
+    """``facts`` with each recital of a past conviction blanked, every position kept."""
+    return PAST_CONVICTION.sub(lambda m: "　" * len(m.group()), facts)
 
 
 # Words that deny what follows them: "亦无贩卖证据", "没有贩卖", "并未实施", "否认抢劫".
