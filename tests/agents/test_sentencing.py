@@ -182,7 +182,8 @@ def test_the_grounds_the_lexicon_does_not_name_are_shown_in_the_basis_and_keep_a
     facts = "被告人张某持刀闯入被害人家中欲实施抢劫，见被害人年迈，自动放弃犯罪离开。案发后被告人如实供述。"
     shown = circumstances_shown(facts)
     assert {"label": "犯罪中止", "quote": "被告人张某持刀闯入被害人家中欲实施抢劫，见被害人年迈，自动放弃犯罪离开。",
-            "article": "第二十四条"} in shown
+            "ground_only": True, "article": "第二十四条"} in shown
+    assert not any(c.get("ground_only") for c in shown if c["label"] != "犯罪中止"), "the model reads the others"
     assert reduction_shown({"circumstances": shown})
     assert reduction_shown({"circumstances": circumstances_shown("经鉴定，被告人李某的行为属防卫过当。")})
     assert not reduction_shown({"circumstances": circumstances_shown("被告人王某持刀抢劫被害人现金500元，到案后如实供述。")})
@@ -196,7 +197,8 @@ def test_each_circumstance_names_the_article_that_provides_for_it_where_there_is
     assert articles["累犯"] == "第六十五条" and articles["自首"] == "第六十七条"
     assert articles["赔偿"] is None and articles["取得谅解"] is None, "an interpretation's matter names no article"
     stopped = circumstances_shown("被告人李某在犯罪过程中自动放弃犯罪。")
-    assert {"label": "犯罪中止", "quote": "被告人李某在犯罪过程中自动放弃犯罪。", "article": "第二十四条"} in stopped
+    assert {"label": "犯罪中止", "quote": "被告人李某在犯罪过程中自动放弃犯罪。", "ground_only": True,
+            "article": "第二十四条"} in stopped
 
 
 def test_a_term_below_the_articles_minimum_is_raised_unless_the_facts_show_a_ground_to_go_below_it():

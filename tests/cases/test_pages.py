@@ -288,11 +288,17 @@ def test_the_term_basis_of_a_language_model_says_the_model_proposed_the_term(lan
     assert ("the term is capped there" if lang == "en" else "刑期以此为上限") in capped
 
 
-def test_the_term_basis_names_the_article_of_a_circumstance():
+def test_the_term_basis_names_the_article_of_a_circumstance(compiled_catalogs):
     from django.template.loader import render_to_string
+    from django.utils import translation
 
     basis = {"circumstances": [{"label": "自首", "quote": "案发后主动投案。", "article": "第六十七条"},
                                {"label": "取得谅解", "quote": "取得被害人谅解。"}]}
     html = render_to_string("cases/_term_basis.html", {"b": basis, "memo": True})
     assert "<strong>自首</strong><span class=\"muted\">（第六十七条）</span>" in html
     assert "<strong>取得谅解</strong>: " in html, "a circumstance no article provides for names none"
+    assert "not an input of the estimate" not in html
+    stopped = {"circumstances": [{"label": "犯罪中止", "quote": "自动放弃犯罪。", "ground_only": True, "article": "第二十四条"}]}
+    with translation.override("zh-hans"):
+        html = render_to_string("cases/_term_basis.html", {"b": stopped, "memo": True})
+    assert "（不是刑期估计的输入，仅作为在法定刑以下判处的依据）" in html

@@ -287,18 +287,21 @@ PROVIDED_BY = {"自首": 67, "坦白": 67, "如实供述": 67, "累犯": 65, "�
 def circumstances_shown(facts: str) -> list[dict]:
     """The sentencing circumstances (CIRCUMSTANCES) the lexicon finds in ``facts``, and an offence committed while
     serving a sentence (``SERVING``), the ones the term model reads, then the grounds to go below the range that it
-    does not read (``OTHER_GROUNDS``), each with the sentence that shows it ("" for a label found by counting, such
-    as 多次), and the article that provides for it (``PROVIDED_BY``) where there is one."""
+    does not read (``OTHER_GROUNDS``, marked ``ground_only``), each with the sentence that shows it ("" for a label
+    found by counting, such as 多次), and the article that provides for it (``PROVIDED_BY``) where there is one."""
     found = {label for _, label in extract_features(facts).labels()}
     shown = []
     for label in CIRCUMSTANCES:
         if label in found:
             span = where(facts, label)
             shown.append({"label": label, "quote": _sentence_at(facts, span[0]) if span else ""})
-    for label, pattern in ((SERVING_LABEL, SERVING), *OTHER_GROUNDS):
+    serving = SERVING.search(facts)
+    if serving:
+        shown.append({"label": SERVING_LABEL, "quote": _sentence_at(facts, serving.start())})
+    for label, pattern in OTHER_GROUNDS:  # not read by the model: a ground for going below the range only
         match = pattern.search(facts)
         if match:
-            shown.append({"label": label, "quote": _sentence_at(facts, match.start())})
+            shown.append({"label": label, "quote": _sentence_at(facts, match.start()), "ground_only": True})
     for row in shown:
         if row["label"] in PROVIDED_BY:
             row["article"] = article_label(PROVIDED_BY[row["label"]])
