@@ -22,6 +22,7 @@ from worker.agents.graph_types import (
     InterpretationNode,
     Term,
 )
+from worker.agents.stages.auditor.provisions import DEFINITION_OPENING
 
 
 def _article_node(props: dict, charges=()) -> ArticleNode:
@@ -259,7 +260,7 @@ class AgeGraphStore:
 
     def _definitions(self) -> list[tuple[ArticleNode, str]]:
         versions = list(ArticleVersion.objects.filter(valid_to__isnull=True, repealed=False,
-                                                      text__regex=r"^\s*本(法|章|节)所称"))
+                                                      text__regex=DEFINITION_OPENING))
         self.prefetch_articles(v.article_id for v in versions)
         found = [(self.article(v.article_id), v.text) for v in versions]
         return sorted(((node, text) for node, text in found if node is not None),

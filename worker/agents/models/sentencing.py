@@ -1,14 +1,15 @@
-"""Statutory penalty ranges read from article texts, and the ceiling they put on a term.
+"""Statutory penalty ranges read from article texts, the ceiling and the floor they put on a term, and the
+sentencing facts and circumstances a term is estimated from and explained by.
 
 Articles of the Criminal Law state their penalties in a small set of fixed
 phrases: "处三年以下有期徒刑、拘役或者管制", "处三年以上十年以下有期徒刑",
 "处十年以上有期徒刑、无期徒刑或者死刑", "单处罚金". :func:`statutory_range`
 reads every such phrase of an article and returns the widest range they allow.
 
-Only the *upper* end binds a judgment here. The lower end does not: mitigation
-(减轻处罚, Article 63 — attempt, surrender, accessory role, …) lawfully goes below
-an article's minimum, and many real judgments do. Above the maximum no article
-allows anything, except combined punishment for several offences (Article 69:
+The upper end binds a judgment always; the lower end only when the facts show no
+ground for going below it: mitigation (减轻处罚, Article 63 — attempt, surrender,
+accessory role, …; ``REDUCTION_GROUNDS``) lawfully goes below an article's minimum,
+and many real judgments do. Above the maximum no article allows anything, except combined punishment for several offences (Article 69:
 at most the sum of the individual terms, and at most 20 years, or 25 years when
 the sum reaches 35 years). Life imprisonment and death need an article that
 provides them.

@@ -22,6 +22,7 @@ from worker.agents.graph_types import (
     Term,
 )
 from worker.agents.numerals import article_label
+from worker.agents.stages.auditor.provisions import DEFINITION_OPENING
 
 CRIMINAL_LAW = "中华人民共和国刑法"
 
@@ -324,7 +325,7 @@ class InMemoryGraphStore:
         found = []
         for node in _in_statute_order(self._articles.values()):
             text = next((v.text for v in reversed(self.article_texts(node.pk)) if v.valid_to is None), "")
-            if re.match(r"\s*本(法|章|节)所称", text):
+            if re.match(DEFINITION_OPENING, text):
                 found.append((node, text))
         return found
 

@@ -33,8 +33,10 @@ UNIT_CRIME_RE = re.compile(UNIT_CRIME)
 UNIT_ITEM_RE = re.compile(r"单位犯罪")  # the checklist item of a unit-crime provision that asks for the unit
 _UNIT_CLAUSE = re.compile(r"^\s*单位犯(?:本节|本章)?(.{1,160}?)规定之罪")
 
-# "本法所称的毒品，是指", "本章所称战时，是指": the term is what comes between 所称 and 是指.
-_DEFINITION = re.compile(r"^\s*本(?:法|章|节)所称的?([^，,。；\s]{1,12})，是指")
+# How a definition opens (both GraphStores list the texts that do: GraphStore.definitions; the same pattern in Python
+# and PostgreSQL). "本法所称的毒品，是指", "本章所称战时，是指": the term is what comes between 所称 and 是指.
+DEFINITION_OPENING = r"^\s*本(?:法|章|节)所称"
+_DEFINITION = re.compile(DEFINITION_OPENING + r"的?([^，,。；\s]{1,12})，是指")
 
 Key = tuple[int, int]  # (number, sub): 219之一 is (219, 1)
 
