@@ -79,6 +79,9 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
     codes.ARTICLE_REJECTED: _article(gettext_lazy("Does not apply: the facts do not fit the offence it defines "
                                                   "(%(supported)s of its %(total)s elements are stated).")),
     codes.ARTICLE_NO_ELEMENT: _article(gettext_lazy("Does not apply: none of its %(total)s elements is shown by the facts.")),
+    codes.ARTICLE_NO_CONDUCT: _article(gettext_lazy(
+        "Does not apply: the facts show only elements every offence of its kind shares (%(supported)s of %(total)s: an "
+        "amount, the intent to possess, the property or the victim), none of its own conduct.")),
     codes.ARTICLE_NOT_IN_FORCE: Sentence(gettext_lazy("Does not apply: %(label)s was not in force on %(date)s.")),
     codes.ARTICLE_UNCHECKED: Sentence(gettext_lazy("Not checked: this run left the Auditor agent out.")),
     codes.ARTICLE_MODEL: _choose("applies", Sentence(gettext_lazy("Applies, in the language model's assessment.")),
@@ -129,9 +132,13 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                    "months.")) if v.get("basis") == "remaining"
         else Sentence(gettext_lazy("Term capped at %(months)s months, the statutory maximum of the verified articles; "
                                    "the term model estimated %(predicted)s months."))),
-    codes.JUDGMENT_TERM_RAISED: Sentence(gettext_lazy(
-        "Term raised to %(months)s months, the least the verified articles provide: the facts show no ground for a "
-        "sentence below it; the term model estimated %(predicted)s months.")),
+    codes.JUDGMENT_TERM_RAISED: lambda v: (
+        Sentence(gettext_lazy("Term raised to %(months)s months, the least the verified article provides for an amount "
+                              "of %(tier)s, which the facts reach in every region: the facts show no ground for a "
+                              "sentence below it; the term model estimated %(predicted)s months.")) if v.get("tier")
+        else Sentence(gettext_lazy(
+            "Term raised to %(months)s months, the least the verified articles provide: the facts show no ground for "
+            "a sentence below it; the term model estimated %(predicted)s months."))),
     codes.JUDGMENT_DEATH_NOT_PROVIDED: lambda v: (
         Sentence(gettext_lazy("The verified articles do not provide the death penalty; life imprisonment instead."))
         if v.get("life")

@@ -163,6 +163,17 @@ def test_a_past_conviction_recited_in_the_facts_shows_no_element_of_the_present_
     assert checker.check(kept, [item])[0].satisfied, "the act after the recital, in the same sentence, still shows it"
 
 
+def test_a_generic_concept_shows_an_item_only_when_it_is_most_of_what_the_item_asks():
+    # found in `make demo`: a fraud's "使被害人陷入错误认识并自愿交付财物" was shown by "被害人" (the victim, a generic
+    # concept), as if naming the victim showed the deception
+    deceived, intent = "是否使被害人陷入错误认识并自愿交付财物", "是否以非法占有为目的"
+    checker = ElementChecker.from_items([deceived, intent], tokenize=lambda text: [text])
+    facts = "2019年3月间，被告人陈某以帮助他人办理贷款为由，先后骗取被害人刘某人民币5万元，后挥霍一空。"
+    shown_deceived, shown_intent = checker.check(facts, [deceived, intent])
+    assert not shown_deceived.satisfied
+    assert shown_intent.satisfied and shown_intent.shown == ("以非法占有为目的",), "the item is the concept itself"
+
+
 def _assert_shown(items: dict[str, str], shows: list, does_not_show: list) -> None:
     """Each (facts, key) of ``shows`` shows the item ``items[key]``; none of ``does_not_show`` does."""
     checker = ElementChecker.from_items(list(items.values()), tokenize=lambda text: [text])
@@ -307,8 +318,21 @@ def test_amount_standards_come_from_the_interpretations_of_that_article():
     assert "第二百六十四条" in found["数额较大"].source
     assert standards([STANDARDS_TEXT], 170)["数额特别巨大"].yuan == 30000, "each article its own clause"
     assert standards([STANDARDS_TEXT], 266) == {}
+    # the upper end of a regional range reaches the tier in every region; a single standard is the same everywhere
+    assert {t: s.reached_everywhere for t, s in found.items()} == {"数额较大": 3000, "数额巨大": 100000}
+    assert standards([STANDARDS_TEXT], 170)["数额特别巨大"].reached_everywhere == 30000
     assert largest_amount("先窃得现金800元，后窃得笔记本电脑一台，价值人民币1.2万元。").yuan == 12000
     assert largest_amount("窃得手机一部。") is None
+
+
+def test_the_standards_of_several_articles_are_the_lowest_and_reach_everywhere_only_by_all_of_them():
+    from worker.agents.stages.auditor.amounts import Standard, lowest_standards
+
+    theft = {"数额巨大": Standard("数额巨大", 30000, "a", everywhere=100000)}
+    other = {"数额巨大": Standard("数额巨大", 50000, "b"), "数额较大": Standard("数额较大", 2000, "c")}
+    both = lowest_standards([theft, other])
+    assert both["数额巨大"].yuan == 30000 and both["数额巨大"].source == "a"
+    assert both["数额巨大"].reached_everywhere == 100000 and both["数额较大"].reached_everywhere == 2000
 
 
 def test_an_amount_item_is_decided_against_the_standard_and_says_so():

@@ -214,3 +214,16 @@ def test_an_article_with_no_element_shown_never_passes_whatever_the_auditor_beli
     assert all(any(i.satisfied for i in a.items) for a in bundle.audit.verified)
     cited = {a.key: a for a in bundle.audit.verified}
     assert bundle.judgment.article_keys and all(k in cited for k in bundle.judgment.article_keys)
+
+
+def test_an_article_whose_shown_items_every_offence_of_its_kind_shares_does_not_pass(graph):
+    """Found in `make demo`: a fraud's facts showed theft's "以非法占有为目的" and its amount, and theft was verified
+    beside fraud with none of its own conduct (秘密窃取) shown."""
+    strategy = StatisticalStrategy(charge_model=FakeChargeModel({"盗窃罪": 0.92, "诈骗罪": 0.9}), auditor=Certain())
+    fraud = "被告人张某以帮助他人办理贷款为由，骗取被害人李某现金人民币五万元，以非法占有为目的，后挥霍一空。"
+    bundle = run(graph, CaseInput(facts=fraud, defendants=("张某",), offence_date=dt.date(2018, 3, 1)), strategy=strategy)
+    by_key = {a.key: a for a in bundle.audit.articles if a.in_force}
+    theft = by_key["264"]
+    assert [i.question for i in theft.items if i.satisfied] == ["是否以非法占有为目的"]
+    assert not theft.passed and theft.why["code"] == "article.no_conduct" and theft.why["supported"] == 1
+    assert by_key["266"].passed and bundle.judgment.charges == ["诈骗罪"]

@@ -224,6 +224,63 @@ def test_a_term_below_the_articles_minimum_is_raised_unless_the_facts_show_a_gro
     assert kept.term == Term(months=20) and kept.why == [] and "raised" not in kept.term_basis
 
 
+# Our wording of an amount-graded article, in the statutes' phrasing.
+GRADED = ("盗窃公私财物，数额较大的，处三年以下有期徒刑、拘役或者管制，并处或者单处罚金；数额巨大或者有其他严重情节的，"
+          "处三年以上十年以下有期徒刑，并处罚金；数额特别巨大或者有其他特别严重情节的，处十年以上有期徒刑或者无期徒刑，"
+          "并处罚金或者没收财产。")
+
+
+def test_the_clause_of_an_amount_tier_gives_the_least_term_for_that_tier():
+    from worker.agents.models.sentencing import tier_floor
+
+    assert [tier_floor([GRADED], t) for t in ("数额较大", "数额巨大", "数额特别巨大")] == [0, 36, 120]
+    # a tier bound to a further condition is not the amount alone; two tiers in a clause are not read
+    assert tier_floor(["逃避缴纳税款数额巨大并且占应纳税额百分之三十以上的，处三年以上七年以下有期徒刑。"], "数额巨大") is None
+    assert tier_floor(["数额巨大或者数额特别巨大的，处五年以上有期徒刑。"], "数额巨大") is None
+    # the tier of another quantity than the value taken: the facts' largest sum is often the invoices' total
+    assert tier_floor(["虚开的税款数额较大或者有其他严重情节的，处三年以上十年以下有期徒刑。"], "数额较大") is None
+    # of several clauses naming the tier, the lowest: a paragraph for special offenders raises no ordinary one
+    special = "数额巨大的，处三年以上十年以下有期徒刑；工作人员犯前款罪，数额巨大或者有其他严重情节的，处十年以上有期徒刑。"
+    assert tier_floor([special], "数额巨大") == 36
+    assert tier_floor(["以暴力、胁迫或者其他方法抢劫公私财物的，处三年以上十年以下有期徒刑。"], "数额巨大") is None
+
+
+def test_an_amount_that_reaches_a_tier_everywhere_raises_a_single_charges_term_to_that_tiers_minimum():
+    from worker.agents.models.sentencing import term_basis
+    from worker.agents.stages.auditor.amounts import Standard
+
+    bundle = _theft_bundle()
+    for a in bundle.audit.verified:
+        a.text = GRADED
+    standards = {"数额较大": Standard("数额较大", 1000, "a", everywhere=3000),
+                 "数额巨大": Standard("数额巨大", 30000, "b", everywhere=100000)}
+    article = ("264", "第二百六十四条", GRADED)
+
+    def judged(facts: str, circumstances=None):
+        basis = term_basis(facts, [article], standards, model=Term(months=20), precedent_months=[], share=0.4,
+                           term=Term(months=20))
+        if circumstances is not None:
+            basis["circumstances"] = circumstances
+        low = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=20), "message": "", "term_basis": basis})
+        return verify_judgment(low, bundle.audit, bundle.case)
+
+    everywhere = judged("被告人张某窃得现金人民币12万元。")
+    assert everywhere.term_basis["amount"]["everywhere"] == "数额巨大"
+    assert everywhere.term_basis["amount"]["everywhere_standard"] == "10万元"
+    assert everywhere.term == Term(months=36) and everywhere.term_basis["raised"]["months"] == 36
+    assert everywhere.term_basis["raised_tier"] == "数额巨大"
+    assert everywhere.why == [{"code": reasons.JUDGMENT_TERM_RAISED, "months": 36, "predicted": 20, "tier": "数额巨大"}]
+    assert "minimum for an amount of 数额巨大" in everywhere.message
+    # 5万元 reaches 数额巨大 in some regions only: the articles' own minimum (none here) binds
+    somewhere = judged("被告人张某窃得现金人民币5万元。")
+    assert somewhere.term_basis["amount"]["tier"] == "数额巨大"
+    assert somewhere.term_basis["amount"]["everywhere"] == "数额较大"
+    assert somewhere.term == Term(months=20) and "raised" not in somewhere.term_basis
+    # a ground for a sentence below the range keeps the term
+    surrendered = judged("被告人张某窃得现金人民币12万元。", [{"label": "自首", "quote": "主动投案。"}])
+    assert surrendered.term == Term(months=20) and "raised" not in surrendered.term_basis
+
+
 def test_a_term_within_the_range_passes_unchanged():
     bundle = _theft_bundle()
     within = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=8), "message": ""})
@@ -267,7 +324,8 @@ def test_the_term_basis_puts_the_amount_against_its_standard_and_the_model_besid
                        share=0.4, term=Term(months=11))
     assert basis["ranges"] == [{"key": "264", "label": "第二百六十四条", "min_months": 0, "max_months": 180,
                                 "life": True, "death": False}]
-    assert basis["amount"] == {"text": "4800元", "yuan": 4800.0, "tier": "数额较大", "reached": True, "standard": "1000元"}
+    assert basis["amount"] == {"text": "4800元", "yuan": 4800.0, "tier": "数额较大", "reached": True, "standard": "1000元",
+                               "everywhere": "数额较大", "everywhere_standard": "1000元"}
     assert [c["label"] for c in basis["circumstances"]] == ["累犯", "前科", "自首", "如实供述"]
     assert basis["circumstances"][0]["quote"] == "赵某曾因盗窃罪被判处有期徒刑，系累犯。"
     assert basis["model"]["months"] == 14 and basis["precedents"] == {"n": 4, "median": 9.5, "share": 0.4}

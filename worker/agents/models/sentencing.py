@@ -153,6 +153,33 @@ def floor_for(ranges_by_charge: dict[str, list[StatutoryRange | None]]) -> int |
     return max(floors, default=None)
 
 
+# A clause of an amount-graded article: the tier it names right before its penalty ("数额巨大或者有其他严重情节的，处三年
+# 以上十年以下有期徒刑"). A tier joined to a further condition ("数额巨大并且占应纳税额百分之三十以上的", "数额巨大不退还的")
+# is not the amount alone, and a clause naming two tiers is not read. Nor is the tier of a named quantity other than the
+# value the offence is about ("虚开的税款数额较大", "违法所得数额巨大", "销售金额…"): the largest sum the facts state is
+# often the invoices' or the sales' total, not the tax or the profit.
+_TIER_CLAUSE = re.compile(r"(?<!税款)(?<!所得)(?<!金额)数额(较大|巨大|特别巨大)(?=的|或者|、)")
+_CLAUSES = re.compile(r"[^；。：\n]+")
+
+
+def tier_floor(texts: Sequence[str], tier: str) -> int | None:
+    """The least term the clauses of ``texts`` give an amount of ``tier`` (数额较大 | 数额巨大 | 数额特别巨大): the lowest
+    minimum of the clauses naming that tier before their penalty; None when no clause does.
+
+    Article 264: "数额巨大或者有其他严重情节的，处三年以上十年以下有期徒刑" → 36 for 数额巨大. The lowest of several clauses,
+    so a paragraph for special offenders (Article 171's bank staff) never raises an ordinary offender's term."""
+    floors = []
+    for text in texts:
+        for clause in _CLAUSES.findall(text or ""):
+            named = _TIER_CLAUSE.findall(clause)
+            if len(named) != 1 or "数额" + named[0] != tier:
+                continue
+            found = statutory_range(clause[_TIER_CLAUSE.search(clause).end():])
+            if found is not None:
+                floors.append(found.min_months)
+    return min(floors, default=None)
+
+
 # The circumstances of the lexicon on which the law allows a sentence below the statutory range (减轻处罚): attempt
 # (Article 23), accessory (27), surrender (67), meritorious service (68), a minor (17). Without one, a term below the
 # range is raised to its minimum. Confession alone (坦白, 如实供述), compensation and forgiveness lighten a sentence
@@ -175,14 +202,16 @@ def reduction_shown(basis: Mapping) -> bool:
     return any(c.get("label") in REDUCTION_GROUNDS for c in basis.get("circumstances") or [])
 
 
-def raise_term(term: Term, floor: int | None) -> tuple[Term, str, dict]:
-    """``term`` raised to ``floor`` months when a fixed term is below it; the note and the reason as ``cap_term``'s."""
+def raise_term(term: Term, floor: int | None, *, tier: str = "") -> tuple[Term, str, dict]:
+    """``term`` raised to ``floor`` months when a fixed term is below it; the note and the reason as ``cap_term``'s.
+    ``tier``: the amount tier whose clause sets the floor (``tier_floor``), "" for the articles' minimum."""
     if floor is None or term.life or term.death or term.months >= floor:
         return term, "", {}
+    values = {"months": floor, "predicted": term.months, **({"tier": tier} if tier else {})}
+    minimum = f"the minimum for an amount of {tier}" if tier else "the statutory minimum"
     return (Term(months=floor),
-            f"term raised to {floor} months (the statutory minimum, no ground for a lighter sentence shown; "
-            f"predicted {term.months})",
-            reasons.why(reasons.JUDGMENT_TERM_RAISED, months=floor, predicted=term.months))
+            f"term raised to {floor} months ({minimum}, no ground for a lighter sentence shown; predicted {term.months})",
+            reasons.why(reasons.JUDGMENT_TERM_RAISED, **values))
 
 
 def with_remaining_sentence(ceiling: Ceiling) -> Ceiling:
@@ -351,8 +380,12 @@ def term_basis(facts: str, articles: Sequence[tuple[str, str, str]], standards: 
         reached = [tier for tier in TIERS if tier in standards and amount.yuan >= standards[tier].yuan]
         first = min(standards.values(), key=lambda s: s.yuan)
         tier = reached[-1] if reached else first.tier
+        everywhere = [t for t in reached if amount.yuan >= standards[t].reached_everywhere]
         amount_row = {"text": amount.text, "yuan": amount.yuan, "tier": tier, "reached": bool(reached),
                       "standard": yuan_text(standards[tier].yuan)}
+        if everywhere:  # the tier it reaches in every region, which may bind the term (tier_floor)
+            amount_row.update(everywhere=everywhere[-1],
+                              everywhere_standard=yuan_text(standards[everywhere[-1]].reached_everywhere))
     basis: dict = {"source": source, "ranges": ranges, "amount": amount_row, "circumstances": circumstances_shown(facts),
                    "model": term_row(model) if model is not None else None, "precedents": None, "term": term_row(term)}
     pulled = model is None or not (model.life or model.death)

@@ -119,16 +119,20 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     Each charge is measured by the cited articles defining it, else by any verified article defining it. An offence
     committed while serving a sentence (the term basis shows it) is combined with the remaining sentence: Article 69's
     cap bounds it. A sentence below the range (减轻处罚) needs a ground the law gives (``REDUCTION_GROUNDS``); when the
-    term basis shows none, a term below the charges' minimum is raised to it.
+    term basis shows none, a term below the charges' minimum is raised to it; for a single charge whose amount
+    reaches a tier in every region (the basis' ``amount.everywhere``), the minimum is that tier's clause's
+    (``sentencing.tier_floor``: a theft of 数额巨大 is punished from three years).
     """
     if judgment.term is None:
         return judgment
     ranges: dict[str, list] = {}
+    texts: list[str] = []
     for charge in judgment.charges:
         stands_for = charges_of_name(charge)
         defining = ([a for a in cited if stands_for & set(a.charges)]
                     or [a for a in verified if stands_for & set(a.charges)])
         ranges[charge] = [sentencing.statutory_range(a.text) for a in defining]
+        texts.extend(a.text for a in defining)
     ceiling = sentencing.ceiling_for(ranges)
     if ceiling is None:
         return judgment
@@ -137,12 +141,19 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     term, note, why = sentencing.cap_term(judgment.term, ceiling)
     key = "capped"
     if not note and not sentencing.reduction_shown(judgment.term_basis):
-        term, note, why = sentencing.raise_term(judgment.term, sentencing.floor_for(ranges))
+        floor, tier = sentencing.floor_for(ranges), ""
+        # One charge whose amount reaches a tier in every region: that tier's clause gives the least term.
+        reached = (judgment.term_basis.get("amount") or {}).get("everywhere") if len(ranges) == 1 else None
+        by_tier = sentencing.tier_floor(texts, reached) if reached and floor is not None else None
+        if by_tier is not None and by_tier > floor:
+            floor, tier = by_tier, reached
+        term, note, why = sentencing.raise_term(judgment.term, floor, tier=tier)
         key = "raised"
     if not note:
         return judgment
     message = f"{judgment.message}; {note}" if judgment.message else note
-    basis = dict(judgment.term_basis, **{key: sentencing.term_row(term)}) if judgment.term_basis else {}
+    extra = {"raised_tier": tier} if key == "raised" and tier else {}  # the amount tier whose clause set the floor
+    basis = dict(judgment.term_basis, **{key: sentencing.term_row(term)}, **extra) if judgment.term_basis else {}
     return replace(judgment, term=term, message=message, term_basis=basis, why=[*judgment.why, why],
                    reasoning=_term_restated(judgment.reasoning, judgment.term, term))
 

@@ -46,7 +46,7 @@ from worker.agents.models.verifier import FactsView
 from worker.agents.ports import GraphStore
 from worker.agents.stages.auditor import provisions
 from worker.agents.stages.auditor.amounts import lowest_standards, yuan_text
-from worker.agents.stages.auditor.elements import ElementChecker
+from worker.agents.stages.auditor.elements import ElementChecker, generic_item
 from worker.agents.stages.auditor.signals import Ranking, article_signals, cosine, path_votes
 from worker.agents.stages.features import extract_features
 from worker.agents.stages.focus import focus_facts
@@ -67,6 +67,13 @@ FOCUS_VIEWS = 8  # focused texts whose tokens and model rankings a strategy keep
 # (term MAE, evaluation runs 87-90 of docs/RESULTS.md): the model alone 15.90 months, 0.3 15.54, 0.4 15.53, 0.5 15.58
 PRECEDENT_TERM_SHARE = 0.4
 COMPANION_SHARE = 0.5  # a verified article defining no charge goes with a charge cited by this share of its precedents
+
+
+def shows_conduct(item: ItemVerdict) -> bool:
+    """Whether a shown item is an element of the offence's own conduct, not one every offence of its kind shares: an
+    amount reaching a standard, or the intent, the property or the victim (``elements.generic_item``). An article
+    passes only with one such element shown: a fraud's sum and intent do not make it a theft."""
+    return item.satisfied and item.why.get("code") != reasons.ITEM_AMOUNT_REACHED and not generic_item(item.question)
 
 
 class StatisticalStrategy(Strategy):
@@ -242,23 +249,24 @@ class StatisticalStrategy(Strategy):
         decided = []
         for a, row, p in zip(articles, rows, probabilities):
             supported = sum(1 for i in a.items if i.satisfied)
+            conduct = sum(1 for i in a.items if shows_conduct(i))
             a.signals = row
             a.contributions = self.auditor.contributions(row) if self.auditor is not None else {}
             a.prior = round(row["chg_p"], 6)
             a.score = round(float(p), 6)
-            a.passed = bool(supported) and float(p) >= threshold
-            decided.append((a, supported))
+            a.passed = bool(conduct) and float(p) >= threshold
+            decided.append((a, supported, conduct))
         # No article reaches the threshold: the best-supported one that defines a charge stands, said as such
         # (chosen on the development split: docs/RESULTS.md); an article with no element shown never does.
         best = None
-        if self.best_supported_fallback and not any(a.passed for a, _ in decided):
-            best = max((a for a, supported in decided if supported and a.charges and a.in_force),
+        if self.best_supported_fallback and not any(a.passed for a, _, _ in decided):
+            best = max((a for a, _, conduct in decided if conduct and a.charges and a.in_force),
                        key=lambda a: (a.score, -a.article_pk), default=None)
             if best is not None:
                 best.passed = True
-        units = _unit_decisions(decided)
-        definitions = _definition_decisions(decided)
-        for a, supported in decided:
+        units = _unit_decisions([(a, supported) for a, supported, _ in decided])
+        definitions = _definition_decisions([(a, supported) for a, supported, _ in decided])
+        for a, supported, conduct in decided:
             p = a.score
             carried = sorted(a.contributions.items(), key=lambda kv: -abs(kv[1]))[:3]
             values = dict(p=round(float(p), 4), threshold=threshold, supported=supported, total=len(a.items),
@@ -284,6 +292,10 @@ class StatisticalStrategy(Strategy):
             elif not supported:
                 a.reason = f"no checklist item is shown by the facts ({len(a.items)} checked); P = {p:.2f} is not enough alone"
                 a.why = reasons.why(reasons.ARTICLE_NO_ELEMENT, **values)
+            elif not conduct:
+                a.reason = (f"only items every offence of its kind shares are shown ({supported}/{len(a.items)}: an amount, "
+                            f"the intent, the property); no element of its own conduct; P = {p:.2f} is not enough alone")
+                a.why = reasons.why(reasons.ARTICLE_NO_CONDUCT, **values)
             elif a is best:
                 a.reason = (f"below the threshold (P = {p:.2f} < {threshold:.2f}) but the most probable candidate with a shown "
                             f"element ({supported}/{len(a.items)} checklist items supported); no candidate reached it")

@@ -8,7 +8,8 @@ money the facts state, so the element check can decide such an item and quote bo
 
 Where an interpretation gives a range for regional standards ("一千元至三千元以上"), the lowest end is
 the standard read here: an amount at or above it reaches the standard in some region, which the verdict
-says. Only Chinese or Arabic numerals with 元 / 万元 / 亿元 are read; an amount given any other way is not
+says. The range's upper end is kept too (``Standard.everywhere``): an amount at or above it reaches the
+tier in every region, which is what lets the tier's penalty clause bind a term (sentencing.tier_floor). Only Chinese or Arabic numerals with 元 / 万元 / 亿元 are read; an amount given any other way is not
 read, and the item is then left to the other rules.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from worker.agents.numerals import NUMERAL_CHARS, chinese_to_int, int_to_chinese
 
@@ -26,7 +27,7 @@ _NUMBER = rf"(\d+(?:\.\d+)?|[{NUMERAL_CHARS}]+)"
 # "3000元", "1.2万元", "人民币三万元", "五十万余元"; the unit may follow a range's first number ("一千元至三千元").
 _AMOUNT = re.compile(_NUMBER + r"\s*(万|亿)?余?\s*元")
 # A standard: the first amount of "A元(至B元)以上" or "A元以上不满B元".
-_STANDARD = re.compile(_NUMBER + r"\s*(万|亿)?元(?:至" + _NUMBER + r"\s*(?:万|亿)?元)?以上")
+_STANDARD = re.compile(_NUMBER + r"\s*(万|亿)?元(?:至" + _NUMBER + r"\s*(万|亿)?元)?以上")
 _TIER_NAMED = re.compile(r"“(?:[^”]{0,6})?(数额(?:较大|巨大|特别巨大))”")
 _CLAUSE = re.compile(r"[^；。\n]+")
 _ARTICLE_NAMED = re.compile(rf"第([{NUMERAL_CHARS}]+)条")
@@ -37,6 +38,13 @@ class Standard:
     tier: str  # 数额较大 | 数额巨大 | 数额特别巨大
     yuan: float  # the lowest amount that reaches it
     source: str  # the clause of the interpretation that sets it
+    everywhere: float | None = None  # the amount that reaches it in every region (a range's upper end); None: yuan
+
+
+    @property
+    def reached_everywhere(self) -> float:
+        """The least amount that reaches the tier in every region."""
+        return self.yuan if self.everywhere is None else max(self.yuan, self.everywhere)
 
 
 @dataclass(frozen=True)
@@ -75,7 +83,8 @@ def standards(texts: Iterable[str], article: int) -> dict[str, Standard]:
             named = _ARTICLE_NAMED.findall(clause[:first_tier])
             if named and named[-1] not in (wanted, str(article)):  # the standard of another article
                 continue
-            amounts = [v for m in _STANDARD.finditer(clause) if (v := _value(m.group(1), m.group(2))) is not None]
+            amounts = [(v, _value(m.group(3), m.group(4)) if m.group(3) else v) for m in _STANDARD.finditer(clause)
+                       if (v := _value(m.group(1), m.group(2))) is not None]
             if not amounts:
                 continue
             if "分别" in clause and len(amounts) >= len(tiers):
@@ -84,9 +93,15 @@ def standards(texts: Iterable[str], article: int) -> dict[str, Standard]:
                 pairs = [(tiers[0], amounts[0])]
             else:
                 continue
-            for tier, yuan in pairs:
-                if tier in TIERS and (tier not in found or yuan < found[tier].yuan):
-                    found[tier] = Standard(tier=tier, yuan=yuan, source=clause.strip())
+            for tier, (yuan, upper) in pairs:
+                if tier not in TIERS:
+                    continue
+                known = found.get(tier)
+                everywhere = max(upper or yuan, known.reached_everywhere if known else 0.0)
+                if known is None or yuan < known.yuan:
+                    found[tier] = Standard(tier=tier, yuan=yuan, source=clause.strip(), everywhere=everywhere)
+                else:
+                    found[tier] = replace(known, everywhere=everywhere)
     return found
 
 
@@ -102,12 +117,17 @@ def largest_amount(facts: str) -> Amount | None:
 
 def lowest_standards(tables: Iterable[Mapping[str, Standard]]) -> dict[str, Standard]:
     """Per tier, the lowest standard of ``tables`` (the standards of several articles or charges: the amount
-    reaches a tier when it reaches the lowest of them); the first of equal ones."""
+    reaches a tier when it reaches the lowest of them); the first of equal ones. Its ``everywhere`` is the highest
+    of theirs: an amount reaches the tier everywhere only when it does by every table."""
     out: dict[str, Standard] = {}
     for table in tables:
         for tier, standard in table.items():
-            if tier not in out or standard.yuan < out[tier].yuan:
+            known = out.get(tier)
+            if known is None:
                 out[tier] = standard
+                continue
+            everywhere = max(known.reached_everywhere, standard.reached_everywhere)
+            out[tier] = replace(standard if standard.yuan < known.yuan else known, everywhere=everywhere)
     return out
 
 

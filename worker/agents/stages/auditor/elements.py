@@ -94,6 +94,13 @@ WINDOW = 3  # sentences a conjunction of concepts may span
 # 生产销售食品药品) names nothing, so that it can neither stand for nor swallow the concepts inside it.
 NAMED_MAX_CHARS = 10
 GENERIC = frozenset({"公私财物", "人身", "故意", "以非法占有为目的", "社会管理秩序", "公共安全"})
+# An item naming only generic concepts is shown by them when they cover at least this share of its content
+# ("以非法占有为目的" is the whole item; the "被害人" of "是否使被害人陷入错误认识并自愿交付财物" is not what it asks).
+GENERIC_COVER = 0.5
+# The generic concepts every offence of a kind shares: the intent, the victim (not the harm to public safety or order,
+# which sets a chapter's offences apart from others). The property is not counted: "将本单位财物非法占为己有" is
+# 职务侵占's own conduct, while "是否以非法占有为目的" and "是否非法占有他人财物" are any property offence's.
+SHARED = frozenset({"以非法占有为目的", "故意", "人身"})
 # Concepts naming only what an act is done to ("财物", "财产"): an item naming nothing else ("是否使公私财产遭受重大
 # 损失", "是否转移已被司法机关查封的财产") asks about the act, which a mention of property does not show.
 OBJECTS = frozenset({"公私财物"})
@@ -327,11 +334,18 @@ class ElementChecker:
         inside another's, the wider one is the element ("随意殴打" is not shown by any "殴打"; the "勒" of
         "敲诈勒索" is not violence); concepts on the same words are synonyms, any one shows the element;
         concepts on separate words are separate elements, all needed ("入户抢劫" needs 入户 and 劫取财物)."""
-        named = []
+        named, objects = [], []
         for label, pattern, shown in CONCEPTS:
             spans = [m.span() for m in pattern.finditer(text) if 0 < m.end() - m.start() <= NAMED_MAX_CHARS]
             if spans and not (specific and label in GENERIC) and label not in OBJECTS:
                 named.append((spans, label, shown))
+            elif spans and label in OBJECTS:
+                objects.extend(spans)
+        # Generic concepts stand for an item only when they, with the property it names, are most of what it asks
+        # ("将本单位财物非法占为己有"; not the "被害人" of "使被害人陷入错误认识并自愿交付财物").
+        if not specific and named and _covered([s for spans, _, _ in named for s in spans] + objects) < (
+                GENERIC_COVER * len(item_content(text))):
+            return []
 
         def inside(a, b):  # every span of a lies within a span of b, and b is wider somewhere
             return all(any(bs <= s0 and e0 <= be for bs, be in b) for s0, e0 in a) and a != b
@@ -426,6 +440,22 @@ class ElementChecker:
 # recital is masked, not its sentence ("…刑满释放后又于5月3日盗窃…" keeps the act). An administrative detention is
 # left alone: the facts also write it for the present act ("因该案于…被…行政拘留").
 PAST_CONVICTION = re.compile(r"因犯?[^，。；：]{1,40}?被[^，。；：]{0,40}?(?:判处|判决|劳动教养|强制隔离戒毒)")
+
+
+def generic_item(question: str) -> bool:
+    """Whether an item asks only for the intent or the victim every offence of its kind has (``SHARED``, at least
+    ``GENERIC_COVER`` of the item: "是否以非法占有为目的", "是否非法占有他人财物", "是否故意"). Shown, it does not tell one such
+    offence from another: a fraud's intent to possess is a theft's too."""
+    if any(label not in GENERIC for label, named, _ in CONCEPTS if named.search(question)):
+        return False
+    spans = [m.span() for label, named, _ in CONCEPTS if label in SHARED for m in named.finditer(question)
+             if 0 < m.end() - m.start() <= NAMED_MAX_CHARS]
+    return bool(spans) and _covered(spans) >= GENERIC_COVER * len(item_content(question))
+
+
+def _covered(spans) -> int:
+    """How many characters the spans cover."""
+    return len({i for s, e in spans for i in range(s, e)})
 
 
 def without_past_convictions(facts: str) -> str:
