@@ -210,7 +210,8 @@ def raise_term(term: Term, floor: int | None, *, tier: str = "") -> tuple[Term, 
     values = {"months": floor, "predicted": term.months, **({"tier": tier} if tier else {})}
     minimum = f"the minimum for an amount of {tier}" if tier else "the statutory minimum"
     return (Term(months=floor),
-            f"term raised to {floor} months ({minimum}, no ground for a lighter sentence shown; predicted {term.months})",
+            f"term raised to {floor} months ({minimum}, no ground for a lighter sentence shown; "
+            f"predicted {term.months})",
             reasons.why(reasons.JUDGMENT_TERM_RAISED, **values))
 
 

@@ -293,8 +293,9 @@ class StatisticalStrategy(Strategy):
                 a.reason = f"no checklist item is shown by the facts ({len(a.items)} checked); P = {p:.2f} is not enough alone"
                 a.why = reasons.why(reasons.ARTICLE_NO_ELEMENT, **values)
             elif not conduct:
-                a.reason = (f"only items every offence of its kind shares are shown ({supported}/{len(a.items)}: an amount, "
-                            f"the intent, the property); no element of its own conduct; P = {p:.2f} is not enough alone")
+                a.reason = (f"only items every offence of its kind shares are shown ({supported}/{len(a.items)}: "
+                            "an amount, the intent, the victim); no element of its own conduct; "
+                            f"P = {p:.2f} is not enough alone")
                 a.why = reasons.why(reasons.ARTICLE_NO_CONDUCT, **values)
             elif a is best:
                 a.reason = (f"below the threshold (P = {p:.2f} < {threshold:.2f}) but the most probable candidate with a shown "

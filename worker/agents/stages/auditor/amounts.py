@@ -9,7 +9,8 @@ money the facts state, so the element check can decide such an item and quote bo
 Where an interpretation gives a range for regional standards ("一千元至三千元以上"), the lowest end is
 the standard read here: an amount at or above it reaches the standard in some region, which the verdict
 says. The range's upper end is kept too (``Standard.everywhere``): an amount at or above it reaches the
-tier in every region, which is what lets the tier's penalty clause bind a term (sentencing.tier_floor). Only Chinese or Arabic numerals with 元 / 万元 / 亿元 are read; an amount given any other way is not
+tier in every region, which is what lets the tier's penalty clause bind a term (sentencing.tier_floor).
+Only Chinese or Arabic numerals with 元 / 万元 / 亿元 are read; an amount given any other way is not
 read, and the item is then left to the other rules.
 """
 
