@@ -71,7 +71,7 @@ COMPANION_SHARE = 0.5  # a verified article defining no charge goes with a charg
 
 def shows_conduct(item: ItemVerdict) -> bool:
     """Whether a shown item is an element of the offence's own conduct, not one every offence of its kind shares: an
-    amount reaching a standard, or the intent, the property or the victim (``elements.generic_item``). An article
+    amount reaching a standard, or the intent or the victim (``elements.generic_item``). An article
     passes only with one such element shown: a fraud's sum and intent do not make it a theft."""
     return item.satisfied and item.why.get("code") != reasons.ITEM_AMOUNT_REACHED and not generic_item(item.question)
 

@@ -41,7 +41,6 @@ class Standard:
     source: str  # the clause of the interpretation that sets it
     everywhere: float | None = None  # the amount that reaches it in every region (a range's upper end); None: yuan
 
-
     @property
     def reached_everywhere(self) -> float:
         """The least amount that reaches the tier in every region."""
