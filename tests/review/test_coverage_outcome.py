@@ -173,7 +173,8 @@ def test_the_memo_has_a_court_header_the_verified_basis_only_and_a_signature_blo
     assert all(a["label"] in appendix for a in rejected), "they are listed as considered and rejected"
     assert article["label"] in appendix, "the article the reviewer struck is rejected in the reviewed outcome"
     assert "有期徒刑" in html or "拘役" in html, "the term as a judgment writes it"
-    assert 'id="machine-outcome-1"' in html, "the machine's outcome beside the reviewed one"
+    # beside the reviewed outcome of the defendant whose charge was struck (赵某, the second), the machine's
+    assert f'id="machine-outcome-{first.position + 1}"' in html, "the machine's outcome beside the reviewed one"
     # what each judged defendant's term stands on, as on the evidence page, without the page's ids and anchors
     judged = [r for r in judged_run.results.order_by("position") if r.judged]
     assert html.count("量刑依据") == len(judged) and "刑期的得出" in html and 'id="term-basis"' not in html
