@@ -69,6 +69,7 @@ offence of its kind has; an article passes only with an item of its own conduct 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -448,6 +449,7 @@ class ElementChecker:
 PAST_CONVICTION = re.compile(r"因犯?[^，。；：]{1,40}?被[^，。；：]{0,40}?(?:判处|判决|劳动教养|强制隔离戒毒)")
 
 
+@functools.lru_cache(maxsize=8192)  # asked of every shown item of every candidate: the checklists are few
 def generic_item(question: str) -> bool:
     """Whether an item asks only for the intent or the victim every offence of its kind has (``SHARED``, at least
     ``GENERIC_COVER`` of the item: "是否以非法占有为目的", "是否非法占有他人财物", "是否故意"). Shown, it does not tell one such
