@@ -2,6 +2,7 @@
 in PostgreSQL and sent again by the reconciler; a live or recent run is left alone."""
 
 import datetime as dt
+import uuid
 
 import pytest
 import redis
@@ -15,6 +16,18 @@ from apps.cases.models import JudgmentRun, RunAttempt
 from apps.cases.services.reconcile import _MARK, runs_reconcile
 from apps.cases.services.runs import judgment_request, run_lock
 from tests.cases.conftest import make_case, make_run
+
+
+@pytest.fixture(autouse=True)
+def unconsumed_queue(settings):
+    """Send the runs these tests make to a queue no worker reads. The session's Celery worker (started by
+    earlier tests) would otherwise take a re-sent run and write it while a transactional test's database is
+    flushed: a deadlock in the flush, and the next test's set-up failing on the rows left behind."""
+    settings.CELERY_TASK_DEFAULT_QUEUE = queue = f"reconcile-test-{uuid.uuid4().hex[:8]}"
+    yield queue
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    for key in client.scan_iter(match=f"{queue}*"):
+        client.delete(key)
 
 
 @pytest.fixture
@@ -93,7 +106,7 @@ def test_a_recent_heartbeat_keeps_a_running_run_out(personas, published_args, ma
 
 @pytest.mark.django_db(transaction=True)
 def test_a_submission_while_the_broker_refuses_is_stored_queued_and_reconciled(personas, published_args, marks,
-                                                                               monkeypatch, caplog):
+                                                                               monkeypatch, caplog, unconsumed_queue):
     from worker.tasks import judgment_run_execute
 
     case = make_case(personas.staff_a, personas.team_a)
@@ -112,6 +125,9 @@ def test_a_submission_while_the_broker_refuses_is_stored_queued_and_reconciled(p
     aged(run)
     call_command("runs_reconcile", "--stuck-after", "60")
     assert sent_runs(published_args) == [run.pk]
+    # On a queue nobody reads: the message waits there, and the run is still queued when the test ends.
+    assert redis.Redis.from_url(settings.CELERY_BROKER_URL).llen(unconsumed_queue) == 1
+    assert JudgmentRun.objects.get(pk=run.pk).status == "queued"
 
 
 @pytest.mark.django_db
