@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.models import Role, Team
 from apps.accounts.selectors import team_list_for
-from apps.cases.models import MAX_DEFENDANTS, Case, DefendantResult, JudgmentRun, RunAttempt
+from apps.cases.models import MAX_DEFENDANTS, TERM_KIND, Case, DefendantResult, JudgmentRun, RunAttempt
 from apps.cases.selectors import CASE_STATUS_NONE, case_get_for, case_search, run_get_for, run_progress
 from apps.cases.evidence import term_label
 from apps.cases.selectors import run_bundle_etag
@@ -146,6 +146,8 @@ class TermSerializer(serializers.Serializer):
     months = serializers.IntegerField(allow_null=True)
     life = serializers.BooleanField()
     death = serializers.BooleanField()
+    kind = serializers.CharField(allow_null=True, required=False,
+                                 help_text='"detention" (拘役) when the articles provide nothing heavier; null: by its length')
 
 
 class ResultSerializer(serializers.Serializer):
@@ -161,10 +163,10 @@ class ResultSerializer(serializers.Serializer):
 
     @extend_schema_field(TermSerializer)
     def get_term(self, result):
-        return {"months": result.term_months, "life": result.life, "death": result.death}
+        return {"months": result.term_months, "life": result.life, "death": result.death, "kind": result.term_kind}
 
     def get_term_text(self, result) -> str:
-        return term_label(result.term_months, result.life, result.death) if result.judged else ""
+        return term_label(result.term_months, result.life, result.death, result.term_kind) if result.judged else ""
 
 
 class ReviewedResultSerializer(serializers.Serializer):
@@ -203,8 +205,9 @@ def run_review_out(run, review: dict | None) -> dict | None:
                 row = {k: changed[k] for k in ("status", "charges", "article_keys", "term", "term_text")}
             else:
                 row = {"status": r.status, "charges": list(r.charges), "article_keys": list(r.article_keys),
-                       "term": {"months": r.term_months, "life": r.life, "death": r.death} if r.judged else None,
-                       "term_text": term_label(r.term_months, r.life, r.death) if r.judged else ""}
+                       "term": {"months": r.term_months, "life": r.life, "death": r.death, "kind": r.term_kind}
+                       if r.judged else None,
+                       "term_text": term_label(r.term_months, r.life, r.death, r.term_kind) if r.judged else ""}
             results.append({"position": r.position, "changed": bool(changed.get("changed")),
                             "overrides": changed.get("overrides", 0), **row})
     return {"status": review["status"], "decision": decision.kind if decision else None,
@@ -259,7 +262,7 @@ class RunSerializer(serializers.ModelSerializer):
 
 
 # The bundles are fetched by RunBundleApi only; run listings leave them in the database.
-_RESULTS = Prefetch("results", queryset=DefendantResult.objects.defer("bundle"))
+_RESULTS = Prefetch("results", queryset=DefendantResult.objects.defer("bundle").annotate(kind=TERM_KIND))
 
 
 def _run_out(run: JudgmentRun) -> dict:

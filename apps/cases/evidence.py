@@ -23,9 +23,9 @@ from apps.cases.reasons import judgment_render, reason_render
 from apps.graph.labels import NODE_COLOURS, legend, relation_label
 from apps.registry.selectors import model_scores
 from worker.agents.graph_types import Term
-from worker.agents.models.sentencing import serving_shown
+from worker.agents.models.sentencing import range_kind, serving_shown
 from worker.agents.types import Audit, Bundle, Evidence, Hit, ItemVerdict, Judgment, PlanStep, Research
-from worker.agents.wording import interpretation_line, term_of, term_wording
+from worker.agents.wording import interpretation_line, kind_named, term_of, term_wording
 
 # --- evidence ----------------------------------------------------------------------------------
 
@@ -84,9 +84,10 @@ def _wording_language() -> str:
     return "zh" if (get_language() or "").startswith("zh") else "en"
 
 
-def term_label(months: int | None, life: bool = False, death: bool = False) -> str:
-    """The term as a judgment writes it (有期徒刑一年五个月, 拘役三个月, 无期徒刑…) in the page language."""
-    text = term_wording(months, life=life, death=death, lang=_wording_language())
+def term_label(months: int | None, life: bool = False, death: bool = False, kind: str | None = None) -> str:
+    """The term as a judgment writes it (有期徒刑一年五个月, 拘役三个月, 无期徒刑…) in the page language; ``kind``: the
+    kind the law fixed (Term.kind), else by its length."""
+    text = term_wording(months, life=life, death=death, kind=kind or None, lang=_wording_language())
     return text or _("no term")
 
 
@@ -101,8 +102,8 @@ def _term_of(term: Term | None) -> dict | None:
     if term is None:
         return None
     months = int(term.months or 0)
-    return {"months": months, "life": bool(term.life), "death": bool(term.death),
-            "label": term_label(months, bool(term.life), bool(term.death))}
+    return {"months": months, "life": bool(term.life), "death": bool(term.death), "kind": term.kind,
+            "label": term_label(months, bool(term.life), bool(term.death), term.kind)}
 
 
 def _term_basis(judgment: Judgment | None) -> dict:
@@ -114,8 +115,9 @@ def _term_basis(judgment: Judgment | None) -> dict:
         return {}
     ranges = []
     for r in basis.get("ranges") or []:
-        high = term_label(r["max_months"])
-        text = (_("%(low)s to %(high)s") % {"low": term_label(r["min_months"]), "high": high} if r["min_months"]
+        kind = range_kind(r["max_months"], life=bool(r.get("life")), death=bool(r.get("death")))
+        high = term_label(r["max_months"], kind=kind)
+        text = (_("%(low)s to %(high)s") % {"low": term_label(r["min_months"], kind=kind), "high": high} if r["min_months"]
                 else _("up to %(high)s") % {"high": high})
         if r.get("death"):
             text = _("%(range)s, up to death") % {"range": text}
@@ -297,7 +299,7 @@ def _precedent_terms(verified: list[int], look: _Lookup, predicted: dict | None)
                 continue
             rows.append({"pk": pk, "ext_id": look.case_label(pk), "defendant": o.defendant,
                          "months": o.term_months, "life": o.life, "death": o.death,
-                         "label": term_label(o.term_months, o.life, o.death),
+                         "label": term_label(o.term_months, o.life, o.death, kind_named(o.term_kind)),
                          "charges": [c.name for c in o.charges.all()]})
     fixed = [r["months"] for r in rows if r["months"] is not None and not (r["life"] or r["death"])]
     scale = max(fixed + ([predicted["months"]] if predicted and not (predicted["life"] or predicted["death"]) else []),

@@ -176,6 +176,10 @@ RESULT_STATUS_LABELS = {
 }
 
 
+# A result's term kind read in the database (DefendantResult.term_kind), for listings that defer the bundle.
+TERM_KIND = models.F("bundle__judgment__term__kind")
+
+
 class DefendantResult(models.Model):
     """The pipeline's outcome for one defendant of a run, with its complete evidence bundle."""
 
@@ -195,6 +199,14 @@ class DefendantResult(models.Model):
     class Meta:
         ordering = ["run_id", "position"]
         constraints = [models.UniqueConstraint(fields=["run", "position"], name="one_result_per_defendant")]
+
+    @property
+    def term_kind(self) -> str | None:
+        """The kind the law fixed for the term (worker.agents.graph_types.Term.kind: "detention" for 拘役); None: written
+        by its length. Listings that leave the bundle in the database annotate it as ``kind`` (``TERM_KIND``)."""
+        if "kind" in self.__dict__:
+            return self.__dict__["kind"]
+        return ((self.bundle.get("judgment") or {}).get("term") or {}).get("kind") if self.bundle else None
 
     @property
     def judged(self) -> bool:

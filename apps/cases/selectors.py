@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy
 from apps.accounts.models import User
 from apps.accounts.selectors import team_list_for
 from apps.cases.evidence import term_label
-from apps.cases.models import Case, CaseUpload, DefendantResult, JudgmentRun, RunEvent
+from apps.cases.models import TERM_KIND, Case, CaseUpload, DefendantResult, JudgmentRun, RunEvent
 
 # --- cases, runs, uploads --------------------------------------------------------------
 
@@ -118,10 +118,10 @@ def latest_result_terms(case_ids: list[int]) -> dict[int, dict[int, tuple[str, s
     latest = _latest_runs(case_ids)
     out: dict[int, dict[int, tuple[str, str]]] = {}
     rows = DefendantResult.objects.filter(run_id__in=latest).order_by("run_id", "position") \
-        .values_list("run_id", "pk", "defendant", "status", "term_months", "life", "death")
-    for run_id, result_id, defendant, status, months, life, death in rows:
+        .values_list("run_id", "pk", "defendant", "status", "term_months", "life", "death", TERM_KIND)
+    for run_id, result_id, defendant, status, months, life, death, kind in rows:
         if status == "judged":
-            out.setdefault(latest[run_id], {})[result_id] = (defendant, term_label(months, life, death))
+            out.setdefault(latest[run_id], {})[result_id] = (defendant, term_label(months, life, death, kind))
     return out
 
 

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_POST
 from apps.accounts.models import Role
 from apps.accounts.permissions import role_required
 from apps.cases.forms import ApiTokenForm, ApiTokenIssueForm, CaseEditForm, CaseFilterForm, CaseForm, RunForm
-from apps.cases.models import Case, DefendantResult
+from apps.cases.models import TERM_KIND, Case, DefendantResult
 from apps.cases.evidence import evidence_part, evidence_view, term_label
 from apps.cases.reasons import judgment_render
 from apps.cases.selectors import (
@@ -288,9 +288,9 @@ def _run_context(run, user) -> dict:
 
     review = review_outcomes([run.pk]).get(run.pk)
     results = []
-    for r in run.results.defer("bundle").annotate(why=F("bundle__judgment__why")):
+    for r in run.results.defer("bundle").annotate(why=F("bundle__judgment__why"), kind=TERM_KIND):
         reviewed = (review or {}).get("results", {}).get(r.pk) if review and review["decision"] else None
-        results.append({"result": r, "term": term_label(r.term_months, r.life, r.death) if r.judged else "",
+        results.append({"result": r, "term": term_label(r.term_months, r.life, r.death, r.term_kind) if r.judged else "",
                         "reviewed": reviewed, "message": judgment_render(r.why, r.message)})
     return {"run": run, "progress": run_progress(run=run), "results": results, "review": review,
             "attempts": run.attempts.all(), "finished": run.finished, "can_edit": user.has_role(Role.STAFF),

@@ -14,7 +14,7 @@ from apps.core.params import int_param
 from apps.corpus.models import Article, Charge, Interpretation, Precedent
 from apps.graph import age
 from apps.graph.labels import NODE_COLOURS, legend, node_label, relation_label
-from worker.agents.wording import term_wording
+from worker.agents.wording import kind_named, term_wording
 from apps.graph.models import Community, GraphBuild
 from apps.graph.services.projection import expected_counts
 
@@ -210,7 +210,8 @@ def _node(vertex: dict, *, center: bool) -> dict:
 def _term(outcome) -> str:
     # The wording module directly: the graph app reads only the published corpus (never apps.cases, F7).
     lang = "zh" if (get_language() or "").startswith("zh") else "en"
-    return term_wording(outcome.term_months, life=outcome.life, death=outcome.death, lang=lang)
+    return term_wording(outcome.term_months, life=outcome.life, death=outcome.death, kind=kind_named(outcome.term_kind),
+                        lang=lang)
 
 
 def graph_node_detail(label: str, pk: int) -> dict | None:

@@ -335,3 +335,57 @@ def test_the_term_basis_puts_the_amount_against_its_standard_and_the_model_besid
     assert low["amount"]["reached"] is False and low["amount"]["tier"] == "数额较大" and low["precedents"] is None
     assert low["circumstances"] == [] and circumstances_shown("") == []
     assert term_basis(facts, [article], standards, model=None, precedent_months=[], share=0.4, term=None) == {}
+
+
+DRUNK = "公诉机关指控：被告人王某于2018年5月1日夜间饮酒后在道路上醉酒驾驶机动车，经检验其血液酒精含量为180mg/100ml。"
+
+
+def _drunk_bundle():
+    from tests.agents.test_pipeline import FakeChargeModel, run
+    from worker.agents.strategies.statistical import StatisticalStrategy
+    from worker.agents.types import CaseInput
+
+    strategy = StatisticalStrategy(charge_model=FakeChargeModel({"危险驾驶罪": 0.95, "交通肇事罪": 0.1}))
+    return run(tiny_legal_graph(), CaseInput(facts=DRUNK, defendants=("王某",), offence_date=dt.date(2018, 6, 1)),
+               strategy=strategy)
+
+
+def test_a_range_that_provides_criminal_detention_at_most_fixes_the_kind_of_its_terms():
+    from worker.agents.models.sentencing import DETENTION_KIND, detention_only, range_kind
+
+    dangerous_driving = statutory_range("在道路上醉酒驾驶机动车的，处拘役，并处罚金。")
+    assert range_kind(dangerous_driving.max_months) == DETENTION_KIND
+    assert range_kind(36) is None and range_kind(6, life=True) is None and range_kind(0) is None
+    assert detention_only({"危险驾驶罪": [dangerous_driving]})
+    assert not detention_only({"危险驾驶罪": [dangerous_driving], "盗窃罪": [StatutoryRange(0, 120)]})
+    assert not detention_only({"危险驾驶罪": [None]}) and not detention_only({})
+
+
+def test_a_term_for_an_offence_punished_by_criminal_detention_alone_is_written_as_detention():
+    """危险驾驶 (133之一) provides 拘役 and nothing heavier: six months are 拘役六个月, never 有期徒刑六个月; a term
+    capped at that maximum says so in the judgment, its reasoning and its basis."""
+    from worker.agents.models.sentencing import DETENTION_KIND
+
+    bundle = _drunk_bundle()
+    j = bundle.judgment
+    assert j.status == Status.JUDGED and j.article_keys == ["133-1"], j.message
+    assert j.term is not None and j.term.kind == DETENTION_KIND
+    written = term_wording(j.term.months, kind=j.term.kind)
+    assert written.startswith("拘役") and f"建议刑期：{written}。" in j.reasoning
+    long = Judgment(**{**j.__dict__, "term": Term(months=12), "message": "",
+                       "reasoning": j.reasoning.replace(written, term_wording(12))})
+    checked = verify_judgment(long, bundle.audit, bundle.case)
+    assert checked.term == Term(months=6, kind=DETENTION_KIND)
+    assert term_wording(checked.term.months, kind=checked.term.kind) == "拘役六个月"
+    assert "建议刑期：拘役六个月。" in checked.reasoning, "the reasoning proposes the term the judgment carries"
+    assert checked.term_basis["capped"] == {"months": 6, "life": False, "death": False, "kind": DETENTION_KIND}
+    # a term within the range, below six months, keeps its length and says the kind all the same
+    short = verify_judgment(Judgment(**{**j.__dict__, "term": Term(months=3), "message": ""}), bundle.audit, bundle.case)
+    assert short.term == Term(months=3, kind=DETENTION_KIND) and short.why == j.why
+
+
+def test_a_theft_term_of_six_months_stays_fixed_term_imprisonment():
+    bundle = _theft_bundle()
+    checked = verify_judgment(Judgment(**{**bundle.judgment.__dict__, "term": Term(months=6), "message": ""}),
+                              bundle.audit, bundle.case)
+    assert checked.term.kind is None and term_wording(checked.term.months) == "有期徒刑六个月"

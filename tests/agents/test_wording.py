@@ -2,7 +2,7 @@
 
 import pytest
 
-from worker.agents.wording import duration_en, duration_zh, interpretation_line, term_of, term_wording
+from worker.agents.wording import duration_en, duration_zh, interpretation_line, kind_named, term_of, term_wording
 
 
 @pytest.mark.parametrize("months, text", [
@@ -23,6 +23,14 @@ def test_the_kind_probation_life_death_and_none():
     assert term_wording(0) == "不判处监禁刑"
     with pytest.raises(ValueError):
         term_wording(12, kind="house arrest")
+
+
+def test_a_court_word_for_the_kind_names_it():
+    """Precedents store the court's word (拘役): a six-month 拘役 is not written as 有期徒刑六个月."""
+    assert [kind_named(w) for w in ("拘役", "管制", "有期徒刑", " 拘役 ", "免予刑事处罚", "", None)] == \
+        ["detention", "control", "fixed", "detention", None, None, None]
+    assert term_wording(6, kind=kind_named("拘役")) == "拘役六个月"
+    assert term_of({"months": 6, "life": False, "death": False, "kind": "detention"}) == "拘役六个月"
 
 
 def test_english():

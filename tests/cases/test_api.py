@@ -173,3 +173,19 @@ def test_the_run_throttle_holds_when_one_user_starts_runs_at_the_same_moment(api
             t.join()
     assert sorted(decided) == [False] * 6 + [True] * 2
     cache.clear()
+
+
+def test_a_dangerous_driving_term_is_criminal_detention_in_the_api_and_on_the_run_page(api, personas, judging_corpus,
+                                                                                        client):
+    """危险驾驶 provides 拘役 alone: whatever the term's length, every surface writes it as 拘役, never 有期徒刑."""
+    import datetime as dt
+
+    case = make_case(personas.staff_a, personas.team_a, ext_id="demo-case-044", offence_date=dt.date(2015, 11, 20))
+    run = make_run(case, personas.staff_a)
+    assert judgment_execute(run_id=run.pk, worker="test") == "done"
+    result = api.get(f"/api/v1/runs/{run.pk}/").json()["results"][0]
+    assert result["status"] == "judged" and result["charges"] == ["危险驾驶罪"], result
+    assert result["term"]["kind"] == "detention" and result["term_text"].startswith("拘役"), result
+    client.force_login(personas.staff_a)
+    page = client.get(f"/cases/runs/{run.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert result["term_text"] in page

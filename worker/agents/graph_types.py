@@ -18,6 +18,9 @@ class Term:
     months: int = 0
     life: bool = False
     death: bool = False
+    # The kind of a fixed term when the law fixes it ("detention": 拘役, for articles that provide nothing heavier,
+    # sentencing.detention_only); None: written by its length (worker/agents/wording.py).
+    kind: str | None = None
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,13 @@ KINDS = (FIXED, DETENTION, CONTROL)
 DETENTION_MAX_MONTHS = 6  # art. 42: 拘役 at most six months
 _ZH_KIND = {FIXED: "有期徒刑", DETENTION: "拘役", CONTROL: "管制"}
 _EN_KIND = {FIXED: "fixed-term imprisonment", DETENTION: "criminal detention", CONTROL: "public surveillance"}
+_KIND_OF_NAME = {name: kind for kind, name in _ZH_KIND.items()}
+
+
+def kind_named(name: str | None) -> str | None:
+    """The kind a court's own word names ("拘役" → "detention"), for terms stored with it (a precedent's outcome);
+    None for any other word or none."""
+    return _KIND_OF_NAME.get((name or "").strip())
 
 
 def term_kind(months: int, kind: str | None = None) -> str:

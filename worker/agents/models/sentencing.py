@@ -39,6 +39,7 @@ from worker.agents.numerals import NUMERAL_CHARS, article_label, chinese_to_int
 CONTROL = (3, 24)
 DETENTION = (1, 6)
 FIXED_TERM = (6, 180)
+DETENTION_KIND = "detention"  # worker/agents/wording.py's kind for 拘役
 COMBINED_CAP = 240  # months, Article 69
 COMBINED_CAP_LONG = 300  # when the sum of the terms reaches 35 years
 LONG_SUM = 420
@@ -139,6 +140,19 @@ def ceiling_for(ranges_by_charge: dict[str, list[StatutoryRange | None]]) -> Cei
     total = sum(r.max_months for r in per_charge)
     cap = COMBINED_CAP_LONG if total >= LONG_SUM else COMBINED_CAP
     return Ceiling(min(total, cap), life, death, COMBINED)
+
+
+def range_kind(max_months: int, *, life: bool = False, death: bool = False) -> str | None:
+    """"detention" (拘役) for a statutory range that provides criminal detention at most (危险驾驶, 133之一: "处拘役，并处
+    罚金"), else None: its terms, six months included, are 拘役 and never 有期徒刑."""
+    return DETENTION_KIND if 0 < max_months <= DETENTION[1] and not (life or death) else None
+
+
+def detention_only(ranges_by_charge: dict[str, list[StatutoryRange | None]]) -> bool:
+    """Whether every charge's articles provide criminal detention at most: the judgment's term is then 拘役 (for several
+    such charges too: Article 69 combines 拘役 into at most a year of 拘役)."""
+    known = [r for ranges in ranges_by_charge.values() for r in ranges]
+    return bool(known) and all(r is not None and range_kind(r.max_months, life=r.life, death=r.death) for r in known)
 
 
 def floor_for(ranges_by_charge: dict[str, list[StatutoryRange | None]]) -> int | None:
@@ -353,7 +367,8 @@ def _sentence_at(text: str, position: int) -> str:
 
 def term_row(term: Term) -> dict:
     """A term as a term basis stores it."""
-    return {"months": int(term.months), "life": bool(term.life), "death": bool(term.death)}
+    return {"months": int(term.months), "life": bool(term.life), "death": bool(term.death),
+            **({"kind": term.kind} if term.kind else {})}
 
 
 def term_basis(facts: str, articles: Sequence[tuple[str, str, str]], standards: Mapping[str, Standard], *,

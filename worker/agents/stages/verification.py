@@ -121,7 +121,8 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     cap bounds it. A sentence below the range (减轻处罚) needs a ground the law gives (``REDUCTION_GROUNDS``); when the
     term basis shows none, a term below the charges' minimum is raised to it; for a single charge whose amount
     reaches a tier in every region (the basis' ``amount.everywhere``), the minimum is that tier's clause's
-    (``sentencing.tier_floor``: a theft of 数额巨大 is punished from three years).
+    (``sentencing.tier_floor``: a theft of 数额巨大 is punished from three years). When every charge's articles provide
+    criminal detention at most (危险驾驶), the term is 拘役 whatever its length (``sentencing.detention_only``).
     """
     if judgment.term is None:
         return judgment
@@ -139,6 +140,7 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     if sentencing.serving_shown(judgment.term_basis):
         ceiling = sentencing.with_remaining_sentence(ceiling)
     term, note, why = sentencing.cap_term(judgment.term, ceiling)
+    detention = sentencing.detention_only(ranges)
     key = "capped"
     if not note and not sentencing.reduction_shown(judgment.term_basis):
         floor, tier = sentencing.floor_for(ranges), ""
@@ -149,8 +151,12 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
             floor, tier = by_tier, reached
         term, note, why = sentencing.raise_term(judgment.term, floor, tier=tier)
         key = "raised"
+    if detention and term.months and not (term.life or term.death):
+        term = replace(term, kind=sentencing.DETENTION_KIND)  # 危险驾驶's six months are 拘役六个月
     if not note:
-        return judgment
+        if term == judgment.term:
+            return judgment
+        return replace(judgment, term=term, reasoning=_term_restated(judgment.reasoning, judgment.term, term))
     message = f"{judgment.message}; {note}" if judgment.message else note
     extra = {"raised_tier": tier} if key == "raised" and tier else {}  # the amount tier whose clause set the floor
     basis = dict(judgment.term_basis, **{key: sentencing.term_row(term)}, **extra) if judgment.term_basis else {}
@@ -162,6 +168,6 @@ def _term_restated(reasoning: str, before: Term, after: Term) -> str:
     """The reasoning with the term it proposed, written as a judgment writes it, replaced by the term the judgment now
     carries: the reasoning a clerk reads proposes the term the judgment states."""
     def written(t: Term) -> str:
-        return term_wording(t.months, life=t.life, death=t.death)
+        return term_wording(t.months, life=t.life, death=t.death, kind=t.kind)
 
     return reasoning.replace(written(before), written(after)) if written(before) else reasoning

@@ -575,7 +575,7 @@ def _reasoning(chosen: list[ArticleAudit], charges: list[str], term: Term | None
     precedents = "".join(f"[{e.n}]" for e in evidence if e.kind == "precedent")
     text = "；".join(parts) + f"，被告人的行为构成{'、'.join(charges)}。"
     if term is not None:
-        what = term_wording(term.months, life=term.life, death=term.death)
+        what = term_wording(term.months, life=term.life, death=term.death, kind=term.kind)
         text += f"参照类似案例{precedents}，" if precedents else ""
         text += f"建议刑期：{what}。"
     return text
