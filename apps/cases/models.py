@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.models import Team
 from apps.core.models import Job
-from worker.agents.types import Status as PipelineStatus
+from worker.agents.types import Bundle, Status as PipelineStatus
 
 MAX_DEFENDANTS = 50
 DEFENDANT_NAME_MAX = 100
@@ -206,7 +206,8 @@ class DefendantResult(models.Model):
         by its length. Listings that leave the bundle in the database annotate it as ``kind`` (``TERM_KIND``)."""
         if "kind" in self.__dict__:
             return self.__dict__["kind"]
-        return ((self.bundle.get("judgment") or {}).get("term") or {}).get("kind") if self.bundle else None
+        judgment = Bundle.of(self.bundle).judgment if self.bundle else None
+        return judgment.term.kind if judgment is not None and judgment.term is not None else None
 
     @property
     def judged(self) -> bool:
