@@ -389,3 +389,47 @@ def test_a_theft_term_of_six_months_stays_fixed_term_imprisonment():
     checked = verify_judgment(Judgment(**{**bundle.judgment.__dict__, "term": Term(months=6), "message": ""}),
                               bundle.audit, bundle.case)
     assert checked.term.kind is None and term_wording(checked.term.months) == "有期徒刑六个月"
+
+
+@pytest.mark.parametrize(("facts", "months"), [
+    ("被告人周某于1995年从监狱脱逃，历时在逃二十年，在逃时余刑尚有十四年十个月十九天。", 178),
+    ("被告人在服刑期间脱逃，余刑9年2个月5日。", 110),
+    ("被告人王某因犯盗窃罪被判处有期徒刑三年，未执行刑期为二年。", 24),
+    ("被告人在监狱服刑期间脱逃，后被抓获。", None),
+    ("被告人王某盗窃手机一部。", None),
+])
+def test_the_remaining_sentence_the_facts_state_is_read(facts, months):
+    from worker.agents.models.sentencing import remaining_sentence
+
+    assert remaining_sentence(facts) == months
+
+
+def test_a_term_is_at_least_the_remaining_sentence_the_facts_state_whatever_the_grounds_for_a_lighter_one():
+    """Article 71: a new offence while serving a sentence is punished together with what remained of the old one
+    (Article 69): the term is at least the remainder the facts state, a surrender notwithstanding (it lightens the new
+    term, not the old one). Without a stated remainder the term stays where the model put it."""
+    from worker.agents.models.sentencing import circumstances_shown
+
+    bundle = _theft_bundle()
+    facts = ESCAPE + "在逃时余刑尚有十四年十个月十九天。后被告人刘某主动投案，如实供述。"
+    basis = dict(bundle.judgment.term_basis, circumstances=circumstances_shown(facts), remaining=178)
+    assert {c["label"] for c in basis["circumstances"]} >= {"服刑期间犯罪", "自首"}
+    short = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=40), "message": "", "term_basis": basis})
+    checked = verify_judgment(short, bundle.audit, bundle.case)
+    assert checked.term == Term(months=178)
+    assert checked.why[-1] == {"code": reasons.JUDGMENT_TERM_RAISED, "months": 178, "predicted": 40,
+                               "basis": "remaining"}
+    assert checked.term_basis["raised"] == {"months": 178, "life": False, "death": False}
+    assert checked.term_basis["raised_remaining"] is True
+    unstated = dict(basis, remaining=None)
+    plain = verify_judgment(Judgment(**{**short.__dict__, "term_basis": unstated}), bundle.audit, bundle.case)
+    assert plain.term == Term(months=40), "a surrender: no raise to the article's minimum either"
+
+
+def test_the_term_basis_keeps_the_remaining_sentence_the_facts_state():
+    from worker.agents.models.sentencing import term_basis
+
+    facts = ESCAPE + "余刑9年2个月5日。"
+    basis = term_basis(facts, [], {}, model=Term(months=30), precedent_months=[], share=0.4, term=Term(months=30))
+    assert basis["remaining"] == 110
+    assert "remaining" not in term_basis(ESCAPE, [], {}, model=None, precedent_months=[], share=0.4, term=None)

@@ -90,6 +90,8 @@ def test_an_unknown_code_or_broken_values_fall_back_to_the_free_text():
     ([reasons.why(reasons.JUDGMENT_TERM_CAPPED, months=240, predicted=310, basis="combined")], "数罪并罚（第六十九条）"),
     ([reasons.why(reasons.JUDGMENT_TERM_CAPPED, months=300, predicted=400, basis="remaining")], "与余刑并罚"),
     ([reasons.why(reasons.JUDGMENT_TERM_RAISED, months=36, predicted=20)], "刑期提高至经核验法条规定的最低刑 36 个月"),
+    ([reasons.why(reasons.JUDGMENT_TERM_RAISED, months=178, predicted=40, basis="remaining")],
+     "刑期提高至 178 个月，即案件事实载明的余刑"),
     ([reasons.why(reasons.JUDGMENT_DEATH_NOT_PROVIDED, life=True)], "改为无期徒刑"),
     ([reasons.why(reasons.JUDGMENT_UNRESOLVED, citations=[4, 7])], "[4] [7]"),
     ([reasons.why(reasons.JUDGMENT_UNRESOLVED, citations=[])], "未引用任何证据"),

@@ -216,17 +216,46 @@ def reduction_shown(basis: Mapping) -> bool:
     return any(c.get("label") in REDUCTION_GROUNDS for c in basis.get("circumstances") or [])
 
 
-def raise_term(term: Term, floor: int | None, *, tier: str = "") -> tuple[Term, str, dict]:
+def raise_term(term: Term, floor: int | None, *, tier: str = "", remaining: bool = False) -> tuple[Term, str, dict]:
     """``term`` raised to ``floor`` months when a fixed term is below it; the note and the reason as ``cap_term``'s.
-    ``tier``: the amount tier whose clause sets the floor (``tier_floor``), "" for the articles' minimum."""
+    ``tier``: the amount tier whose clause sets the floor (``tier_floor``), "" for the articles' minimum;
+    ``remaining``: the floor is the remaining sentence the facts state (``remaining_sentence``)."""
     if floor is None or term.life or term.death or term.months >= floor:
         return term, "", {}
-    values = {"months": floor, "predicted": term.months, **({"tier": tier} if tier else {})}
+    values = {"months": floor, "predicted": term.months, **({"tier": tier} if tier else {}),
+              **({"basis": "remaining"} if remaining else {})}
+    if remaining:
+        return (Term(months=floor), f"term raised to {floor} months (the remaining sentence the facts state, combined "
+                                    f"with the new term: Articles 69 and 71; predicted {term.months})",
+                reasons.why(reasons.JUDGMENT_TERM_RAISED, **values))
     minimum = f"the minimum for an amount of {tier}" if tier else "the statutory minimum"
     return (Term(months=floor),
             f"term raised to {floor} months ({minimum}, no ground for a lighter sentence shown; "
             f"predicted {term.months})",
             reasons.why(reasons.JUDGMENT_TERM_RAISED, **values))
+
+
+# What remained of the sentence being served, where the facts state it ("在逃时余刑尚有十四年十个月十九天", "余刑9年2个月",
+# "未执行刑期为二年"): a new offence's term is combined with it (Articles 69 and 71), so the term is at least that much.
+_NUMBER = r"[零一二三四五六七八九十百两\d]+"
+REMAINING_SENTENCE = re.compile(r"(?:余刑|剩余刑期|尚余刑期|余下刑期|未执行(?:完毕)?的?刑期)[^。，；\d零一二三四五六七八九十两]{0,6}"
+                                rf"(?:({_NUMBER})年)?(?:({_NUMBER})个?月)?")
+
+
+def remaining_sentence(facts: str) -> int | None:
+    """The months the facts state remained of the sentence the defendant was serving (days left out); None when they
+    state none."""
+    for match in REMAINING_SENTENCE.finditer(facts):
+        if match[1] or match[2]:
+            try:
+                return (_count(match[1]) * 12 if match[1] else 0) + (_count(match[2]) if match[2] else 0)
+            except ValueError:
+                continue
+    return None
+
+
+def _count(number: str) -> int:
+    return int(number) if number.isdigit() else chinese_to_int(number.replace("两", "二"))
 
 
 def with_remaining_sentence(ceiling: Ceiling) -> Ceiling:
@@ -404,6 +433,9 @@ def term_basis(facts: str, articles: Sequence[tuple[str, str, str]], standards: 
                               everywhere_standard=yuan_text(standards[everywhere[-1]].reached_everywhere))
     basis: dict = {"source": source, "ranges": ranges, "amount": amount_row, "circumstances": circumstances_shown(facts),
                    "model": term_row(model) if model is not None else None, "precedents": None, "term": term_row(term)}
+    remaining = remaining_sentence(facts)
+    if remaining:  # months that remained of the sentence being served: the term is combined with them
+        basis["remaining"] = remaining
     pulled = model is None or not (model.life or model.death)
     if precedent_months and pulled:
         median = statistics.median(precedent_months)

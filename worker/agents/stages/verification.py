@@ -142,14 +142,22 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     term, note, why = sentencing.cap_term(judgment.term, ceiling)
     detention = sentencing.detention_only(ranges)
     key = "capped"
-    if not note and not sentencing.reduction_shown(judgment.term_basis):
-        floor, tier = sentencing.floor_for(ranges), ""
-        # One charge whose amount reaches a tier in every region: that tier's clause gives the least term.
-        reached = (judgment.term_basis.get("amount") or {}).get("everywhere") if len(ranges) == 1 else None
-        by_tier = sentencing.tier_floor(texts, reached) if reached and floor is not None else None
-        if by_tier is not None and by_tier > floor:
-            floor, tier = by_tier, reached
-        term, note, why = sentencing.raise_term(judgment.term, floor, tier=tier)
+    remaining = judgment.term_basis.get("remaining") if sentencing.serving_shown(judgment.term_basis) else None
+    if not note and (remaining or not sentencing.reduction_shown(judgment.term_basis)):
+        floor, tier = None, ""
+        if not sentencing.reduction_shown(judgment.term_basis):
+            floor = sentencing.floor_for(ranges)
+            # One charge whose amount reaches a tier in every region: that tier's clause gives the least term.
+            reached = (judgment.term_basis.get("amount") or {}).get("everywhere") if len(ranges) == 1 else None
+            by_tier = sentencing.tier_floor(texts, reached) if reached and floor is not None else None
+            if by_tier is not None and by_tier > floor:
+                floor, tier = by_tier, reached
+        # The remaining sentence the facts state: the new term is combined with it (Article 71), whatever the grounds
+        # for a lighter new term.
+        by_remaining = bool(remaining) and (floor is None or remaining > floor)
+        if by_remaining:
+            floor, tier = min(remaining, ceiling.months), ""
+        term, note, why = sentencing.raise_term(judgment.term, floor, tier=tier, remaining=by_remaining)
         key = "raised"
     if detention and term.months and not (term.life or term.death):
         term = replace(term, kind=sentencing.DETENTION_KIND)  # 危险驾驶's six months are 拘役六个月
@@ -159,6 +167,8 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
         return replace(judgment, term=term, reasoning=_term_restated(judgment.reasoning, judgment.term, term))
     message = f"{judgment.message}; {note}" if judgment.message else note
     extra = {"raised_tier": tier} if key == "raised" and tier else {}  # the amount tier whose clause set the floor
+    if key == "raised" and why.get("basis") == "remaining":
+        extra["raised_remaining"] = True
     basis = dict(judgment.term_basis, **{key: sentencing.term_row(term)}, **extra) if judgment.term_basis else {}
     return replace(judgment, term=term, message=message, term_basis=basis, why=[*judgment.why, why],
                    reasoning=_term_restated(judgment.reasoning, judgment.term, term))
