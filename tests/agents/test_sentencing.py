@@ -245,6 +245,22 @@ def test_the_clause_of_an_amount_tier_gives_the_least_term_for_that_tier():
     assert tier_floor(["以暴力、胁迫或者其他方法抢劫公私财物的，处三年以上十年以下有期徒刑。"], "数额巨大") is None
 
 
+LISTED = ("以暴力、胁迫或者其他方法抢劫公私财物的，处三年以上十年以下有期徒刑，并处罚金；有下列情形之一的，处十年以上有期徒刑、"
+          "无期徒刑或者死刑，并处罚金或者没收财产：（一）入户抢劫的；（二）多次抢劫或者抢劫数额巨大的；（三）抢劫致人重伤、死亡的。"
+          "犯前款罪数额较大的，另处罚金。")
+
+
+def test_a_tier_named_in_a_list_of_circumstances_takes_the_penalty_of_the_lists_head():
+    """Articles 170 and 263 name the tier in an item of a list ("有下列情形之一的，处十年以上有期徒刑…：…（二）…抢劫数额巨大的"):
+    the item has no penalty of its own, the list's head gives it. A clause after the list is not one of its items."""
+    from worker.agents.models.sentencing import tier_floor
+
+    assert tier_floor([LISTED], "数额巨大") == 120
+    assert tier_floor([LISTED], "数额较大") is None, "after the list: the clause's own words, which give no term"
+    unlisted = LISTED.replace("（二）", "")
+    assert tier_floor([unlisted], "数额巨大") is None, "not an item of the list"
+
+
 def test_an_amount_that_reaches_a_tier_everywhere_raises_a_single_charges_term_to_that_tiers_minimum():
     from worker.agents.models.sentencing import term_basis
     from worker.agents.stages.auditor.amounts import Standard

@@ -174,21 +174,33 @@ def floor_for(ranges_by_charge: dict[str, list[StatutoryRange | None]]) -> int |
 # often the invoices' or the sales' total, not the tax or the profit.
 _TIER_CLAUSE = re.compile(r"(?<!税款)(?<!所得)(?<!金额)数额(较大|巨大|特别巨大)(?=的|或者|、)")
 _CLAUSES = re.compile(r"[^；。：\n]+")
+# A list of circumstances sharing one penalty: "有下列情形之一的，处十年以上有期徒刑…：（一）…；（二）伪造货币数额特别巨大的；"
+# (Articles 170, 263): a tier named in an item of the list takes the penalty of the list's head.
+_LIST_HEAD = re.compile(r"下列情形之一的")
+_LIST_ITEM = re.compile(r"^\s*[（(][一二三四五六七八九十]+[）)]")
 
 
 def tier_floor(texts: Sequence[str], tier: str) -> int | None:
     """The least term the clauses of ``texts`` give an amount of ``tier`` (数额较大 | 数额巨大 | 数额特别巨大): the lowest
     minimum of the clauses naming that tier before their penalty; None when no clause does.
 
-    Article 264: "数额巨大或者有其他严重情节的，处三年以上十年以下有期徒刑" → 36 for 数额巨大. The lowest of several clauses,
-    so a paragraph for special offenders (Article 171's bank staff) never raises an ordinary offender's term."""
+    Article 264: "数额巨大或者有其他严重情节的，处三年以上十年以下有期徒刑" → 36 for 数额巨大; Article 263's list "有下列情形之一的，
+    处十年以上有期徒刑…：…（四）多次抢劫或者抢劫数额巨大的" → 120. The lowest of several clauses, so a paragraph for special
+    offenders (Article 171's bank staff) never raises an ordinary offender's term."""
     floors = []
     for text in texts:
+        head = None  # the penalty of the list the clauses are items of
         for clause in _CLAUSES.findall(text or ""):
+            listed = _LIST_HEAD.search(clause)
+            if listed:
+                head = statutory_range(clause[listed.end():])
+                continue
+            if not _LIST_ITEM.match(clause):
+                head = None
             named = _TIER_CLAUSE.findall(clause)
             if len(named) != 1 or "数额" + named[0] != tier:
                 continue
-            found = statutory_range(clause[_TIER_CLAUSE.search(clause).end():])
+            found = statutory_range(clause[_TIER_CLAUSE.search(clause).end():]) or head
             if found is not None:
                 floors.append(found.min_months)
     return min(floors, default=None)
