@@ -146,8 +146,9 @@ class TermSerializer(serializers.Serializer):
     months = serializers.IntegerField(allow_null=True)
     life = serializers.BooleanField()
     death = serializers.BooleanField()
-    kind = serializers.CharField(allow_null=True, required=False,
-                                 help_text='"detention" (拘役) when the articles provide nothing heavier; null: by its length')
+    kind = serializers.CharField(
+        allow_null=True, required=False,
+        help_text='"detention" (拘役) when the articles provide nothing heavier; null: by its length')
 
 
 class ResultSerializer(serializers.Serializer):

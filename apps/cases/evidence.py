@@ -116,8 +116,8 @@ def _term_basis(judgment: Judgment | None) -> dict:
     ranges = []
     for r in basis.get("ranges") or []:
         kind = range_kind(r["max_months"], life=bool(r.get("life")), death=bool(r.get("death")))
-        high = term_label(r["max_months"], kind=kind)
-        text = (_("%(low)s to %(high)s") % {"low": term_label(r["min_months"], kind=kind), "high": high} if r["min_months"]
+        high, low = term_label(r["max_months"], kind=kind), term_label(r["min_months"], kind=kind)
+        text = (_("%(low)s to %(high)s") % {"low": low, "high": high} if r["min_months"]
                 else _("up to %(high)s") % {"high": high})
         if r.get("death"):
             text = _("%(range)s, up to death") % {"range": text}

@@ -133,12 +133,14 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
         else Sentence(gettext_lazy("Term capped at %(months)s months, the statutory maximum of the verified articles; "
                                    "the term model estimated %(predicted)s months."))),
     codes.JUDGMENT_TERM_RAISED: lambda v: (
-        Sentence(gettext_lazy("Term raised to %(months)s months, the remaining sentence the facts state: the new term is "
-                              "combined with it (Articles 69 and 71); the term model estimated %(predicted)s months."))
+        Sentence(gettext_lazy("Term raised to %(months)s months, the remaining sentence the facts state: the new term "
+                              "is combined with it (Articles 69 and 71); the term model estimated %(predicted)s "
+                              "months."))
         if v.get("basis") == "remaining"
-        else Sentence(gettext_lazy("Term raised to %(months)s months, the least the verified article provides for an amount "
-                              "of %(tier)s, which the facts reach in every region: the facts show no ground for a "
-                              "sentence below it; the term model estimated %(predicted)s months.")) if v.get("tier")
+        else Sentence(gettext_lazy("Term raised to %(months)s months, the least the verified article provides for an "
+                                   "amount of %(tier)s, which the facts reach in every region: the facts show no "
+                                   "ground for a sentence below it; the term model estimated %(predicted)s months."))
+        if v.get("tier")
         else Sentence(gettext_lazy(
             "Term raised to %(months)s months, the least the verified articles provide: the facts show no ground for "
             "a sentence below it; the term model estimated %(predicted)s months."))),

@@ -290,7 +290,8 @@ def _run_context(run, user) -> dict:
     results = []
     for r in run.results.defer("bundle").annotate(why=F("bundle__judgment__why"), kind=TERM_KIND):
         reviewed = (review or {}).get("results", {}).get(r.pk) if review and review["decision"] else None
-        results.append({"result": r, "term": term_label(r.term_months, r.life, r.death, r.term_kind) if r.judged else "",
+        term = term_label(r.term_months, r.life, r.death, r.term_kind) if r.judged else ""
+        results.append({"result": r, "term": term,
                         "reviewed": reviewed, "message": judgment_render(r.why, r.message)})
     return {"run": run, "progress": run_progress(run=run), "results": results, "review": review,
             "attempts": run.attempts.all(), "finished": run.finished, "can_edit": user.has_role(Role.STAFF),

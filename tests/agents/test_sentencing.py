@@ -396,7 +396,8 @@ def test_a_term_for_an_offence_punished_by_criminal_detention_alone_is_written_a
     assert "建议刑期：拘役六个月。" in checked.reasoning, "the reasoning proposes the term the judgment carries"
     assert checked.term_basis["capped"] == {"months": 6, "life": False, "death": False, "kind": DETENTION_KIND}
     # a term within the range, below six months, keeps its length and says the kind all the same
-    short = verify_judgment(Judgment(**{**j.__dict__, "term": Term(months=3), "message": ""}), bundle.audit, bundle.case)
+    short = verify_judgment(Judgment(**{**j.__dict__, "term": Term(months=3), "message": ""}),
+                            bundle.audit, bundle.case)
     assert short.term == Term(months=3, kind=DETENTION_KIND) and short.why == j.why
 
 

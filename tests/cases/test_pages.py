@@ -288,7 +288,8 @@ def test_the_term_basis_of_a_language_model_says_the_model_proposed_the_term(lan
     assert ("the term is capped there" if lang == "en" else "刑期以此为上限") in capped
 
 
-@pytest.mark.parametrize("lang, said", [("en", "remained of the sentence being served"), ("zh-hans", "尚余有期徒刑十四年十个月未执行")])
+@pytest.mark.parametrize("lang, said", [("en", "remained of the sentence being served"),
+                                        ("zh-hans", "尚余有期徒刑十四年十个月未执行")])
 def test_the_term_basis_says_a_term_was_raised_to_the_remaining_sentence(compiled_catalogs, lang, said):
     from django.template.loader import render_to_string
     from django.utils import translation
@@ -300,9 +301,9 @@ def test_the_term_basis_says_a_term_was_raised_to_the_remaining_sentence(compile
     basis = {"circumstances": [], "model": {"months": 40, "life": False, "death": False}, "precedents": None,
              "term": {"months": 40, "life": False, "death": False}, "remaining": 178,
              "raised": {"months": 178, "life": False, "death": False}, "raised_remaining": True}
+    judgment = Judgment(status=Status.JUDGED, term=Term(months=178), term_basis=basis)
     with translation.override(lang):
-        html = render_to_string("cases/_term_basis.html",
-                                {"b": _term_basis(Judgment(status=Status.JUDGED, term=Term(months=178), term_basis=basis))})
+        html = render_to_string("cases/_term_basis.html", {"b": _term_basis(judgment)})
     assert said in html
 
 

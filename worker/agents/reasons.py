@@ -64,7 +64,9 @@ JUDGMENT_STRAY_CHARGES = "judgment.stray_charges"  # charges no verified article
 # months, predicted, basis ("maximum": the statutory maximum; "combined": Article 69's combined punishment;
 # "remaining": combined with the remaining sentence of an offence committed while serving one, Article 71)
 JUDGMENT_TERM_CAPPED = "judgment.term_capped"
-JUDGMENT_TERM_RAISED = "judgment.term_raised"  # months, predicted: to the articles' minimum (no ground to go below)
+# months, predicted: to the articles' minimum (no ground to go below); tier: an amount tier's clause set it; basis
+# "remaining": the remaining sentence the facts state (Article 71)
+JUDGMENT_TERM_RAISED = "judgment.term_raised"
 JUDGMENT_DEATH_NOT_PROVIDED = "judgment.death_not_provided"  # life (True: life instead) or months, basis
 JUDGMENT_LIFE_NOT_PROVIDED = "judgment.life_not_provided"  # months, basis
 JUDGMENT_STAGE_FAILED = "judgment.stage_failed"  # stage, detail: a model call failed (the detail is the error's text)
