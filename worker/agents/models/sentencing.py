@@ -249,25 +249,19 @@ def raise_term(term: Term, floor: int | None, *, tier: str = "", remaining: bool
 
 # What remained of the sentence being served, where the facts state it ("在逃时余刑尚有十四年十个月十九天", "余刑9年2个月",
 # "未执行刑期为二年"): a new offence's term is combined with it (Articles 69 and 71), so the term is at least that much.
-_NUMBER = r"[零一二三四五六七八九十百两\d]+"
-REMAINING_SENTENCE = re.compile(r"(?:余刑|剩余刑期|尚余刑期|余下刑期|未执行(?:完毕)?的?刑期)[^。，；\d零一二三四五六七八九十两]{0,6}"
-                                rf"(?:({_NUMBER})年)?(?:({_NUMBER})个?月)?")
+REMAINING_SENTENCE = re.compile(rf"(?:余刑|剩余刑期|尚余刑期|余下刑期|未执行(?:完毕)?的?刑期)[^。，；{NUMERAL_CHARS}]{{0,6}}"
+                                rf"(?:([{NUMERAL_CHARS}]+)年)?(?:([{NUMERAL_CHARS}]+)个?月)?")
 
 
 def remaining_sentence(facts: str) -> int | None:
     """The months the facts state remained of the sentence the defendant was serving (days left out); None when they
     state none."""
     for match in REMAINING_SENTENCE.finditer(facts):
-        if match[1] or match[2]:
-            try:
-                return (_count(match[1]) * 12 if match[1] else 0) + (_count(match[2]) if match[2] else 0)
-            except ValueError:
-                continue
+        years = _months(match[1], "年") if match[1] else 0
+        months = _months(match[2], "月") if match[2] else 0
+        if (match[1] or match[2]) and years is not None and months is not None:
+            return years + months
     return None
-
-
-def _count(number: str) -> int:
-    return int(number) if number.isdigit() else chinese_to_int(number.replace("两", "二"))
 
 
 def with_remaining_sentence(ceiling: Ceiling) -> Ceiling:

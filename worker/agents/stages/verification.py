@@ -143,9 +143,10 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     detention = sentencing.detention_only(ranges)
     key = "capped"
     remaining = judgment.term_basis.get("remaining") if sentencing.serving_shown(judgment.term_basis) else None
-    if not note and (remaining or not sentencing.reduction_shown(judgment.term_basis)):
+    reduced = sentencing.reduction_shown(judgment.term_basis)
+    if not note and (remaining or not reduced):
         floor, tier = None, ""
-        if not sentencing.reduction_shown(judgment.term_basis):
+        if not reduced:
             floor = sentencing.floor_for(ranges)
             # One charge whose amount reaches a tier in every region: that tier's clause gives the least term.
             reached = (judgment.term_basis.get("amount") or {}).get("everywhere") if len(ranges) == 1 else None

@@ -264,8 +264,8 @@ class StatisticalStrategy(Strategy):
                        key=lambda a: (a.score, -a.article_pk), default=None)
             if best is not None:
                 best.passed = True
-        units = _unit_decisions([(a, supported) for a, supported, _ in decided])
-        definitions = _definition_decisions([(a, supported) for a, supported, _ in decided])
+        shown = [(a, supported) for a, supported, _ in decided]
+        units, definitions = _unit_decisions(shown), _definition_decisions(shown)
         for a, supported, conduct in decided:
             p = a.score
             carried = sorted(a.contributions.items(), key=lambda kv: -abs(kv[1]))[:3]
