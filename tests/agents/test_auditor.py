@@ -307,6 +307,49 @@ def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_an
     _assert_shown(items, shows, does_not_show)
 
 
+def test_the_wording_of_rare_offences_read_from_the_training_cases_shows_their_elements_and_look_alikes_do_not():
+    items = {
+        "making_money": "是否伪造货币",
+        "holding_money": "是否持有伪造的货币",
+        "abandoning": "是否拒绝扶养",
+        "suborning": "是否指使他人作伪证",
+        "false_proof": "是否作假证明包庇",
+        "bigamy": "是否与他人结婚",
+        "accusing": "是否捏造事实",
+        "defaming": "是否捏造事实诽谤他人",
+        "military": "是否破坏军事通信",
+        "power": "是否破坏电力设备",
+        "same_mark": "是否使用与其注册商标相同的商标",
+        "no_licence": "是否未经注册商标所有人许可",
+    }
+    report = "被告人至公安机关报案，谎称被害人窃得其银行卡并取款九千元。"
+    shows = [
+        ("被告人购买半成品假人民币后加工成160张20元面额的假人民币成品。", "making_money"),
+        ("被告人携带假人民币到集市上使用。", "holding_money"),
+        ("被告人嫌弃所生婴儿是女婴，偷偷将该未满月的女婴扔在村北地里。", "abandoning"),
+        ("被告人以给付金钱等方式利诱、唆使被害人向公安机关提供虚假证言。", "suborning"),
+        ("被告人隐瞒已婚事实，与他人以夫妻名义同居生活。", "bigamy"),
+        (report, "accusing"),
+        ("被告人驾驶挖掘机清理河道时，将河道底部的军用光缆挖断。", "military"),
+        ("被告人携带绳索至线塔处，对该处的高压电线进行破坏，致大面积断电。", "power"),
+        ("被告人撬门破锁，破坏正在使用中的变压器，窃取变压器芯。", "power"),
+        ("被告人从网上购买苏泊尔商标对电热水壶进行贴牌后销售。", "same_mark"),
+        ("被告人未经某公司许可，加工、包装印有该公司注册的海堤商标的茶叶。", "no_licence"),
+    ]
+    does_not_show = [
+        ("被告人在商场使用一张假币购买香烟。", "making_money"),  # spending counterfeit money is not making it
+        ("被告人盗窃手机一部后，将手机丢在路边。", "abandoning"),  # a thing dropped, not a child left
+        ("被告人向公安机关作虚假证言，包庇其兄。", "suborning"),  # giving false evidence oneself (310)
+        ("被告人指使证人某甲向公安机关作虚假证言。", "false_proof"),
+        ("被告人与被害人登记结婚后，以需要彩礼为由骗取钱财。", "bigamy"),
+        (report, "defaming"),  # 246's item names its own conduct: a false report is no defamation
+        ("被告人驾车撞坏路边光缆箱。", "military"),
+        ("被告人盗窃工地内的电缆线，价值二千元。", "power"),  # a cable stolen is a theft
+        ("被告人在超市销售假冒苏泊尔注册商标的电热水壶。", "same_mark"),  # selling such goods is 214's
+    ]
+    _assert_shown(items, shows, does_not_show)
+
+
 STANDARDS_TEXT = ("第一条　盗窃财物价值一千元至三千元以上、三万元至十万元以上的，应当分别认定为刑法第二百六十四条"
                   "规定的“数额较大”、“数额巨大”。\n第九条　伪造货币总面额在三万元以上的，应当认定为刑法第一百七十条"
                   "规定的“数额特别巨大”。")
