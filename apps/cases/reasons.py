@@ -144,6 +144,10 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
         else Sentence(gettext_lazy(
             "Term raised to %(months)s months, the least the verified articles provide: the facts show no ground for "
             "a sentence below it; the term model estimated %(predicted)s months."))),
+    codes.JUDGMENT_SEPARATE_ACT: Sentence(gettext_lazy("%(charge)s is added as a further charge: a separate part of "
+                                                       "the facts (“%(quote)s…”) is most likely this offence, and "
+                                                       "%(article)s passed the Auditor agent."),
+                                          gettext_lazy("charge classifier on that part %(p)s")),
     codes.JUDGMENT_DEATH_NOT_PROVIDED: lambda v: (
         Sentence(gettext_lazy("The verified articles do not provide the death penalty; life imprisonment instead."))
         if v.get("life")

@@ -86,3 +86,66 @@ def test_when_nothing_reaches_the_threshold_the_best_candidate_with_a_shown_elem
     s.decide_articles("f", [unshown, weak, weaker], Research(focus="f", features={}, query_text="f"), InMemoryGraphStore(),
                       lambda a: None)
     assert [a.passed for a in (unshown, weak, weaker)] == [False, False, True]
+
+
+def _word_model(weights: dict[str, dict[str, float]]):
+    """A real linear charge model whose decision for a label is the sum of its words' weights (-2 without any)."""
+    import numpy as np
+
+    from worker.agents.models.textmodel import LinearTextModel
+
+    labels = sorted({label for by_label in weights.values() for label in by_label})
+    vocab = sorted(weights)
+    coef = np.array([[weights[w].get(label, 0.0) for label in labels] for w in vocab])
+    return LinearTextModel(kind="multilabel", vocab=vocab, idf=np.ones(len(vocab)), coef=coef,
+                           intercept=np.full(len(labels), -2.0), labels=labels,
+                           calibration=np.array([[1.0, 0.0]] * len(labels)))
+
+
+def _two_acts_judgment(facts: str, first: tuple[str, list[str]] = ("264", ["盗窃罪"]),
+                       further: tuple[str, list[str]] = ("133-1", ["危险驾驶罪"])):
+    from worker.agents.testing.memory_store import InMemoryGraphStore
+    from worker.agents.types import ArticleAudit, Audit, Research
+
+    words = {"盗窃": {"盗窃罪": 6.0}, "醉酒驾驶": {"危险驾驶罪": 6.0}, "受贿": {"受贿罪": 6.0}, "单位名义": {"单位受贿罪": 9.0}}
+    model = _word_model(words)
+    s = StatisticalStrategy(tokenize=lambda text: [w for w in words if w in text], charge_model=model,
+                            statute_charges={"盗窃罪", "危险驾驶罪", "受贿罪", "单位受贿罪"})
+
+    def article(pk, key, charges, score, chg_p):
+        return ArticleAudit(article_pk=pk, key=key, label=f"第{key}条", charges=charges, version_pk=pk, text="",
+                            in_force=True, score=score, passed=True, signals={"chg_p": chg_p})
+
+    # The further article passed the Auditor, but neither the classifier on the whole facts nor the Auditor makes it a
+    # further charge by the usual rule (FALLBACK_MULTI, the Auditor's further-charge threshold).
+    articles = [article(1, *first, 0.9, 0.9), article(2, *further, 0.3, 0.2)]
+    research = Research(focus=facts, features={}, query_text=facts)
+    return s.adjudicate(facts, Audit(articles=articles), research, [], InMemoryGraphStore())
+
+
+def test_a_separate_part_of_the_facts_adds_its_verified_charge_and_says_which_part():
+    from worker.agents.stages.focus import separate_parts
+
+    facts = ("经审理查明：被告人李某伙同王某入户盗窃手机一部，价值三千元，后将手机变卖。"
+             "另查明，被告人李某醉酒驾驶机动车在道路上行驶，经检验其血液酒精含量为180毫克/100毫升。")
+    assert len(separate_parts(facts)) == 2
+    judgment = _two_acts_judgment(facts)
+    assert judgment.charges == ["盗窃罪", "危险驾驶罪"] and judgment.article_keys == ["264", "133-1"]
+    (why,) = judgment.why
+    assert why["code"] == "judgment.separate_act" and why["charge"] == "危险驾驶罪" and why["quote"].startswith("另查明")
+    assert why["p"] >= 0.7
+
+
+def test_without_separate_parts_or_for_a_form_of_a_chosen_charge_no_further_charge_is_added():
+    one_part = ("经审理查明：被告人李某入户盗窃手机一部，价值三千元，当晚又醉酒驾驶机动车在道路上行驶，"
+                "经检验其血液酒精含量为180毫克/100毫升。")
+    assert _two_acts_judgment(one_part).charges == ["盗窃罪"]
+    # a list of evidence is no separate act: "2、…的供述证实" names the drive only as what the evidence proves
+    evidence = ("经审理查明：被告人李某入户盗窃手机一部，价值三千元，后将手机变卖给他人获利五百元。"
+                "上述事实有下列证据证实：1、被害人张某的陈述证实其手机被盗的经过及手机的价值情况。"
+                "2、证人王某的证言证实被告人李某当晚曾醉酒驾驶摩托车离开现场的经过情况。")
+    assert _two_acts_judgment(evidence).charges == ["盗窃罪"]
+    # 受贿罪 beside 单位受贿罪 is one scheme in two forms, not a second act
+    bribes = ("经审理查明：被告人李某以单位名义收受某公司财物二十万元，为该公司承揽工程提供帮助。"
+              "另查明，被告人李某在担任主任期间受贿三万元，为他人办理工程结算提供帮助并收受其财物。")
+    assert _two_acts_judgment(bribes, ("387", ["单位受贿罪"]), ("385", ["受贿罪"])).charges == ["单位受贿罪"]

@@ -67,6 +67,8 @@ JUDGMENT_TERM_CAPPED = "judgment.term_capped"
 # months, predicted: to the articles' minimum (no ground to go below); tier: an amount tier's clause set it; basis
 # "remaining": the remaining sentence the facts state (Article 71)
 JUDGMENT_TERM_RAISED = "judgment.term_raised"
+# charge, article, p, quote (the part's opening words): a further charge a separate part of the facts is most likely
+JUDGMENT_SEPARATE_ACT = "judgment.separate_act"
 JUDGMENT_DEATH_NOT_PROVIDED = "judgment.death_not_provided"  # life (True: life instead) or months, basis
 JUDGMENT_LIFE_NOT_PROVIDED = "judgment.life_not_provided"  # months, basis
 JUDGMENT_STAGE_FAILED = "judgment.stage_failed"  # stage, detail: a model call failed (the detail is the error's text)

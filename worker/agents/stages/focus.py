@@ -27,3 +27,22 @@ def focus_facts(fact: str, defendant: str | None, all_defendants: Sequence[str])
             kept.append(sentence)
     focused = "".join(kept).strip()
     return focused or fact
+
+
+# Where the facts pass to another act: "另查明", an enumeration ("一、", "（二）", "3、"), "第二起"; not an item of a
+# statute cited ("第一百三十三条第（五）项").
+PART_MARK = re.compile(r"另查明|还查明|此外，|(?<![0-9])[一二三四五六七八九十][、．]|（[一二三四五六七八九十]）(?![项款])"
+                       r"|(?<![0-9.])[1-9][、．](?![0-9])|第[一二三四五六七八九十]起")
+PART_MIN_CHARS = 30  # shorter pieces are headings or list items of one act ("1、被告人供述")
+# A part that lists evidence or the prosecution's conclusion, not an act ("1、被告人某某的供述证实，…",
+# "（四）被告人供述和辩解等证据证实。公诉机关认为…").
+NOT_AN_ACT = re.compile(r"^.{0,30}?(?:供述|证言|陈述|证实|笔录|鉴定意见|书证|证据|公诉机关认为|之规定)")
+
+
+def separate_parts(fact: str) -> list[str]:
+    """The parts of ``fact`` its own marks set apart that state an act, each at least PART_MIN_CHARS long; one part
+    (the whole facts, stripped) when there are not two such parts."""
+    cuts = [m.start() for m in PART_MARK.finditer(fact)]
+    parts = [fact[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(fact)])]
+    parts = [p for p in parts if len(p) >= PART_MIN_CHARS and not NOT_AN_ACT.search(p)]
+    return parts if len(parts) >= 2 else [fact.strip()]
