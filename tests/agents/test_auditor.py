@@ -321,6 +321,7 @@ def test_the_wording_of_rare_offences_read_from_the_training_cases_shows_their_e
         "power": "是否破坏电力设备",
         "same_mark": "是否使用与其注册商标相同的商标",
         "no_licence": "是否未经注册商标所有人许可",
+        "careless": "是否过失犯罪",
     }
     report = "被告人至公安机关报案，谎称被害人窃得其银行卡并取款九千元。"
     shows = [
@@ -335,6 +336,8 @@ def test_the_wording_of_rare_offences_read_from_the_training_cases_shows_their_e
         ("被告人撬门破锁，破坏正在使用中的变压器，窃取变压器芯。", "power"),
         ("被告人从网上购买苏泊尔商标对电热水壶进行贴牌后销售。", "same_mark"),
         ("被告人未经某公司许可，加工、包装印有该公司注册的海堤商标的茶叶。", "no_licence"),
+        ("被告人在地里干农活时，用打火机点燃杂草后引发火灾，烧毁他人树苗。", "careless"),
+        ("被告人到山场扫墓时燃放鞭炮，引燃山上林木。", "careless"),
     ]
     does_not_show = [
         ("被告人在商场使用一张假币购买香烟。", "making_money"),  # spending counterfeit money is not making it
@@ -346,6 +349,7 @@ def test_the_wording_of_rare_offences_read_from_the_training_cases_shows_their_e
         ("被告人驾车撞坏路边光缆箱。", "military"),
         ("被告人盗窃工地内的电缆线，价值二千元。", "power"),  # a cable stolen is a theft
         ("被告人在超市销售假冒苏泊尔注册商标的电热水壶。", "same_mark"),  # selling such goods is 214's
+        ("被告人因与邻居有矛盾，用打火机点燃其柴堆后逃离。", "careless"),  # a fire set on purpose
     ]
     _assert_shown(items, shows, does_not_show)
 

@@ -65,7 +65,11 @@ listing of their gold articles without a shown element): counterfeit money made 
 ("将女婴扔在…"), testimony suborned ("唆使…提供虚假证言"), a second marriage "以夫妻名义同居", a false report to the police,
 a military cable cut, power lines or transformers wrecked, a trademark put on goods without the owner's consent. Each
 shown pattern was checked on the whole corpus for the offences its matches belong to. Training cases, same command as
-above: gold 9,493 → 9,506 of 10,263, others 20,750 unchanged; the split unchanged (400 and 1,160).
+above: gold 9,493 → 9,506 of 10,263, others 20,750 unchanged; the split unchanged (400 and 1,160). Then the
+carelessness of a fire (stubble burnt, a grave swept with fire, a cigarette end), read from the split's 失火 judgments
+judged 放火 or 盗伐林木 (on the corpus the wording matches 12 of its 13 失火 facts and 4 others): training gold
+unchanged, others 20,750 → 20,755; the split's others 1,160 → 1,164, and its pipeline one charge and two articles
+better (evaluation runs 52 and 65).
 
 Generic concepts (``GENERIC``) show an item naming nothing else only when, with the property it names, they cover at
 least half of it (``GENERIC_COVER``): "被害人" no longer shows "使被害人陷入错误认识并自愿交付财物", nor "明知" "对明知是无罪
@@ -162,7 +166,11 @@ ELEMENT_EXPRESSIONS = {
     # a child as facts give one: by age under fourteen ("3周岁", "六岁女童")
     "被害人为未成年人": (r"(?<![0-9])(?:[1-9]|1[0-3])周?岁(?![0-9])|[一二三四五六七八九十]{1,2}岁的?(?:女童|男童|女孩|男孩|孩子)"
                       r"|女童|男童|幼儿|(?:不满|未满|未达)十四周?岁"),
-    "过失": r"不慎|过于自信|没有注意|未注意",
+    # and a fire let loose by carelessness, as 失火 facts tell it: stubble or weeds burnt, a grave swept with fire
+    "过失": (r"不慎|过于自信|没有注意|未注意"
+           r"|(?:点燃|焚烧|燃烧|点火燃烧|烧)[^。，]{0,12}?(?:杂草|秸秆|玉米秆|茅草|枯草|稻草|荒)|烧荒"
+           r"|(?:扫墓|祭祖|上坟|祭祀)[^。]{0,30}?(?:火|鞭炮)|用火不慎|引发了?(?:森林火灾|山火)"
+           r"|(?:烟头|火星|火种)[^。]{0,12}?(?:引燃|引发|引起)"),
     "生产销售食品药品": r"(?:生产|销售|加工|制作|出售)[^。]{0,12}?(?:保健品|食品|药品)",
     # a seal carved privately, an invoice printed or issued without right
     "伪造证件印章": SEAL_MADE + r"|(?:盗开|私印|印制|制作)[^。]{0,16}?发票",
