@@ -376,11 +376,12 @@ class StatisticalStrategy(Strategy):
         further = [a for a in defining[1:] if a.signals.get("chg_p", 0.0) >= FALLBACK_MULTI
                    and (self.auditor is None or a.score >= self.auditor.multi_threshold)]
         # Or a separate part of the facts ("另查明…", "二、…") is, by the charge classifier, most likely its charge.
-        parts = self._part_labels(focus)
+        parts = self._part_labels(focus) if len(defining) > 1 else {}
         chosen, separate = [defining[0]], {}
         for a in defining[1:]:
             if a not in further:
-                act = self._separate_act(a, parts, [self._charge_of(c, view["charges"]) for c in chosen], view["charges"])
+                names = [self._charge_of(c, view["charges"]) for c in chosen]
+                act = self._separate_act(a, parts, names, view["charges"])
                 if act is None:
                     continue
                 separate[a.article_pk] = act
@@ -408,9 +409,12 @@ class StatisticalStrategy(Strategy):
         basis = term_basis(focus, [(a.key, a.label, a.text) for a in ranged], self._standards(ranged), model=estimate,
                            precedent_months=_precedent_months(precedents, charges), share=PRECEDENT_TERM_SHARE, term=term)
         reasoning = _reasoning(cited, charges, term, evidence)
-        why = [reasons.why(reasons.JUDGMENT_SEPARATE_ACT, charge=charge, article=a.label, p=round(p, 4), quote=part[:40])
-               for a in chosen if a.article_pk in separate for charge, p, part in [separate[a.article_pk]]
-               if charge in charges]
+        why = []  # what the separate parts added, quoted
+        for a in chosen:
+            charge, p, part = separate.get(a.article_pk, (None, 0.0, ""))
+            if charge in charges:
+                why.append(reasons.why(reasons.JUDGMENT_SEPARATE_ACT, charge=charge, article=a.label, p=round(p, 4),
+                                       quote=part[:40]))
         return Judgment(status=Status.JUDGED, charges=charges, article_keys=[a.key for a in cited],
                         article_pks=[a.article_pk for a in cited], term=term, reasoning=reasoning, evidence=evidence,
                         scores={self._charge_of(a, view["charges"]): round(a.score, 6) for a in reversed(defining)},
@@ -424,8 +428,9 @@ class StatisticalStrategy(Strategy):
         for part in parts if len(parts) > 1 else []:
             ranking = _ranking(self.charge_model, self.tokenize(part))
             label = max(ranking.p, key=lambda k: (ranking.p[k], k), default=None)
-            if label is not None and ranking.p[label] >= PART_CHARGE_P and ranking.p[label] > found.get(label, (0.0,))[0]:
-                found[label] = (ranking.p[label], part)
+            p = ranking.p[label] if label is not None else 0.0
+            if p >= PART_CHARGE_P and p > found.get(label, (0.0,))[0]:
+                found[label] = (p, part)
         return found
 
     def _separate_act(self, a: ArticleAudit, parts: dict[str, tuple[float, str]], chosen: list[str],
