@@ -137,13 +137,15 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     ceiling = sentencing.ceiling_for(ranges)
     if ceiling is None:
         return judgment
-    if sentencing.serving_shown(judgment.term_basis):
+    serving = sentencing.serving_shown(judgment.term_basis)
+    if serving:
         ceiling = sentencing.with_remaining_sentence(ceiling)
     term, note, why = sentencing.cap_term(judgment.term, ceiling)
     detention = sentencing.detention_only(ranges)
     key = "capped"
-    remaining = judgment.term_basis.get("remaining") if sentencing.serving_shown(judgment.term_basis) else None
+    remaining = judgment.term_basis.get("remaining") if serving else None
     reduced = sentencing.reduction_shown(judgment.term_basis)
+    by_remaining = False
     if not note and (remaining or not reduced):
         floor, tier = None, ""
         if not reduced:
@@ -168,7 +170,7 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
         return replace(judgment, term=term, reasoning=_term_restated(judgment.reasoning, judgment.term, term))
     message = f"{judgment.message}; {note}" if judgment.message else note
     extra = {"raised_tier": tier} if key == "raised" and tier else {}  # the amount tier whose clause set the floor
-    if key == "raised" and why.get("basis") == "remaining":
+    if by_remaining:
         extra["raised_remaining"] = True
     basis = dict(judgment.term_basis, **{key: sentencing.term_row(term)}, **extra) if judgment.term_basis else {}
     return replace(judgment, term=term, message=message, term_basis=basis, why=[*judgment.why, why],
