@@ -354,6 +354,42 @@ def test_the_wording_of_rare_offences_read_from_the_training_cases_shows_their_e
     _assert_shown(items, shows, does_not_show)
 
 
+def test_the_wording_of_common_offences_read_from_the_training_cases_shows_their_elements_and_look_alikes_do_not():
+    items = {
+        "murder": "是否故意杀人",
+        "death": "是否致人死亡",
+        "lodging": "是否提供隐藏处所或财物",
+        "false_proof": "是否作假证明包庇",
+        "fled": "是否收受对方当事人给付的货物、货款、预付款或者担保财产后逃匿",
+        "uproar": "是否在公共场所起哄闹事",
+        "official": "是否国家机关工作人员",
+        "duty": "是否滥用职权或者玩忽职守",
+        "force": "是否使用暴力、胁迫或者其他手段",
+    }
+    shows = [
+        ("被告人因土地纠纷怀恨在心，遂产生与被害人同归于尽的想法。", "murder"),
+        ("被告人在倒车时看到被害人，便产生开车将其撞死的念头，加速撞向被害人。", "murder"),
+        ("被告人明知其表弟持刀伤人后被公安机关追查，仍为其提供住处。", "lodging"),
+        ("被告人在明知其友交通肇事逃逸后，仍将王某藏在家中。", "lodging"),
+        ("事故发生后，被告人应司机要求冒充驾驶员接受交警调查。", "false_proof"),
+        ("当晚，被告人等人酒后到某烧烤店滋事。", "uproar"),
+        ("被告人张某某任某镇人民政府水利站站长期间，负责河道监管。", "official"),
+        ("被告人在明知他人非法采砂的情况下，没有履行巡查、制止的职责。", "duty"),
+        ("被告人在工地宿舍内强行将被害人奸污。", "force"),
+        ("被告人在其家中卧室床上强行与被害人发生两性关系。", "force"),
+        ("被告人趁被害人在房间睡觉之机进入房间，意图对被害人实施奸淫。", "force"),
+    ]
+    does_not_show = [
+        ("被告人驾驶货车在路口将行人撞死。", "murder"),  # a death on the road is no intent to kill
+        ("被告人因琐事与邻居争吵，产生同归于尽的念头后放弃。", "death"),  # an intent, no death
+        ("被告人将所盗手枪藏在家中。", "lodging"),  # a gun hidden is not a person
+        ("被告人与其女友寻衅滋事，殴打路人。", "uproar"),  # the offence's name is not the uproar it asks
+        ("被告人明知其兄持刀伤人，仍为其提供住处，帮助其躲避抓捕。", "fled"),  # a helper's lodging is no fraudster's flight
+        ("被告人趁被害人睡觉之机，窃取其手机一部。", "force"),  # a theft while the owner slept
+    ]
+    _assert_shown(items, shows, does_not_show)
+
+
 STANDARDS_TEXT = ("第一条　盗窃财物价值一千元至三千元以上、三万元至十万元以上的，应当分别认定为刑法第二百六十四条"
                   "规定的“数额较大”、“数额巨大”。\n第九条　伪造货币总面额在三万元以上的，应当认定为刑法第一百七十条"
                   "规定的“数额特别巨大”。")

@@ -71,6 +71,15 @@ judged 放火 or 盗伐林木 (on the corpus the wording matches 12 of its 13 �
 unchanged, others 20,750 → 20,755; the split's others 1,160 → 1,164, and its pipeline one charge and two articles
 better (evaluation runs 52 and 65).
 
+The common offences whose gold articles most often showed no element in the training cases (same command with
+``--missing 40``, 2026-12-06: 寻衅滋事 115 of 317, 故意杀人 34 of 126, 窝藏包庇 27 of 124, 滥用职权 22 of 150), read
+case by case: the intent to kill as facts state it ("同归于尽", "产生开车将其撞死的念头"; its own element, so that it shows
+no death), a lodging given or a person hidden by someone who knew ("明知…仍为其提供住处", "将陈某藏在家中"), a stand-in
+driver ("冒充驾驶员", "顶包"), trouble made ("酒后滋事"), an official named by a masked name ("姜某某任…站长") and a duty
+"没有履行", a rape "强行…奸污" or "强行与…发生两性关系", a woman taken "趁…睡觉之机". And 窝藏 no longer names any 逃匿: 224's "担保财产后逃匿" (a fraudster's flight) was shown
+by a lodging given to a fugitive. Training cases: gold 9,506 → 9,528 of 10,263, others 20,755 → 20,641 (224 alone about
+130 fewer); the split's gold 400 and others 1,164 → 1,157, and its pipeline unchanged (evaluation runs 81, 83 and 84).
+
 Generic concepts (``GENERIC``) show an item naming nothing else only when, with the property it names, they cover at
 least half of it (``GENERIC_COVER``): "被害人" no longer shows "使被害人陷入错误认识并自愿交付财物", nor "明知" "对明知是无罪
 的人使他受追诉" (2026-12-05, same commands: training cases, gold 9,513 → 9,493, others 20,811 → 20,750; the split, gold
@@ -157,8 +166,8 @@ ELEMENT_EXPRESSIONS = {
              r"|致使.{0,12}?(?:死亡|身亡)"),
     "容留吸毒": r"提供.{0,12}?(?:房屋|住处|住所|住宅|车辆|包间|出租屋).{0,16}?吸(?:食|毒)|让.{0,12}?在.{0,8}?吸(?:食|毒)",
     # an official as facts introduce one: "时任…局长", "在担任…所长期间"
-    # ("在任", "曾任", "2013年起任": a bare 任 is also a surname)
-    "国家工作人员": (r"(?:时任|担任|身为|作为|(?:在|曾|原|现|兼|先后|起|月|年)任)[^。]{0,40}?(?:局长|书记|主任|所长|科长|乡长|镇长|县长|区长|站长|股长|处长"
+    # ("在任", "曾任", "2013年起任", a masked name's "姜某某任": a bare 任 is also a surname)
+    "国家工作人员": (r"(?:时任|担任|身为|作为|(?:在|曾|原|现|兼|先后|起|月|年|某)任)[^。]{0,40}?(?:局长|书记|主任|所长|科长|乡长|镇长|县长|区长|站长|股长|处长"
                    r"|厅长|院长|庭长|检察官|法官|民警|辅警|税收管理员|干部)"
                    r"|系[^。，]{0,24}?(?:局|所|队|办事处|派出所|政府)的?(?:局长|所长|科长|民警|辅警|协警|协管员|执法人员)"),
     "敲诈勒索": r"(?:要挟|威胁|恐吓|扬言).{0,40}?(?:索要|索取|勒索)|索要.{0,16}?(?:元|财物)",
@@ -175,9 +184,12 @@ ELEMENT_EXPRESSIONS = {
     # a seal carved privately, an invoice printed or issued without right
     "伪造证件印章": SEAL_MADE + r"|(?:盗开|私印|印制|制作)[^。]{0,16}?发票",
     # force as facts describe it without a word of the lexicon: pinned down, slapped, pulled by the hair
-    "暴力": (r"[按摁]倒|[按摁]在(?:床|地)|压在.{0,6}?身[上下]|捂住.{0,6}?(?:嘴|口鼻)|[扇打抽][^。]{0,8}?耳光|揪.{0,4}?头发|打脸"
-           r"|抽[^。]{0,8}?的?脸|[按摁]住|捂嘴|撕(?:扯|破|烂|开)[^。，]{0,4}?(?:衣|裤)|强行[^。，]{0,12}?(?:发生了?性关系|奸淫|脱)"),
+    "暴力": (r"[按摁]倒|[按摁]压?在(?:床|地)|压在.{0,6}?身[上下]|捂住.{0,6}?(?:嘴|口鼻)|[扇打抽][^。]{0,8}?耳光|揪.{0,4}?头发|打脸"
+           r"|抽[^。]{0,8}?的?脸|[按摁]住|捂嘴|撕(?:扯|破|烂|开)[^。，]{0,4}?(?:衣|裤)|强行[^。，]{0,12}?脱"
+           r"|强行[^。]{0,24}?(?:发生[^。，]{0,3}?性关系|奸淫|奸污)"),
     # a judgment evaded: property hidden or moved while it is being enforced, the judgment left unenforced
+    # someone else standing in for the offender: a stand-in driver after an accident, a stand-in for the charge
+    "窝藏包庇": r"顶罪|顶包|冒充[^。]{0,12}?(?:驾驶员|司机|肇事者|驾驶人)",
     "拒不执行": r"(?:隐藏|隐匿|转移|变卖|转让|处分)[^。]{0,8}?(?:财产|房产|车辆|款项)|(?:判决|裁定)[^。]{0,12}?无法执行",
 }
 
@@ -189,13 +201,21 @@ ELEMENT_CONCEPTS = (
     # a gun, as 263's aggravation names it ("持枪抢劫": using or showing a gun, the 2000 interpretation's 第五条): not
     # any weapon, which the lexicon's 携带凶器 also takes ("持刀"); the item naming it by name means only this
     ("持枪", r"持枪", r"(?:持|拿|掏|亮|出示|携带|使用|用)[^，。；]{0,6}?枪|开枪|枪击|鸣枪"),
+    # the intent to kill as facts state it, with or without a death: to die together, a wish to run someone over, blow
+    # them up or poison them (a synonym of 杀害 for "是否故意杀人"; it shows no death that 234's items ask)
+    ("杀人故意", r"故意杀人",
+     r"同归于尽|(?:要|想|欲|企图|意图|准备|决意)[^。，]{0,10}?(?:撞死|炸死|毒死|闷死|烧死|弄死|淹死|杀死|杀害|杀掉)"
+     r"|(?:撞死|炸死|毒死|闷死|烧死|弄死|淹死|杀死|杀掉)[^。]{0,4}?的?(?:念头|想法|歹念|恶念)"),
     ("被关押", r"被关押|在押", r"服刑|羁押|在押|关押|监狱|看守所|劳改|管教所|戒毒所"),
     ("脱逃", r"脱逃", r"(?:服刑|羁押|在押|关押|监狱|看守所|劳改|管教所|戒毒所).{0,80}?(?:脱逃|逃离|逃出|逃跑|逃脱|越狱|翻越|逃窜|流窜|在逃)"),
     ("滥用职权", r"滥用职权|玩忽职守",
-     r"滥用职权|玩忽职守|超越职权|越权|擅自决定|私自决定|违反[^。]{0,40}?(?:规定|法规|程序|办法|条例)|未(?:认真)?履行.{0,8}?职责|不(?:正当|认真)?履行职责|徇私"),
-    ("窝藏", r"隐藏处所|窝藏|逃匿",
+     r"滥用职权|玩忽职守|超越职权|越权|擅自决定|私自决定|违反[^。]{0,40}?(?:规定|法规|程序|办法|条例)|未(?:认真)?履行.{0,8}?职责|不(?:正当|认真)?履行职责|徇私"
+     r"|没有(?:认真)?履行[^。]{0,20}?职责"),
+    ("窝藏", r"隐藏处所|窝藏|帮助其?逃匿",
      r"(?:在逃|潜逃|逃匿|追逃|通缉|躲藏|藏匿).{0,120}?(?:提供|帮助|陪同|资助|充值|交给|订)"
-     r"|(?:为使|为了使|为帮助|为让).{0,16}?(?:不被|逃避).{0,10}?(?:抓获|抓捕|追捕|查处|处罚)"),
+     r"|(?:为使|为了使|为帮助|为让).{0,16}?(?:不被|逃避).{0,10}?(?:抓获|抓捕|追捕|查处|处罚)"
+     # a lodging given to someone known to have offended, a person hidden at home
+     r"|明知[^。]{0,60}?仍[^。]{0,10}?提供[^。]{0,6}?(?:住所|住处|藏身|食宿)|将[^。，]{0,6}?某[0-9甲乙丙丁]?藏(?:在|于|匿)"),
     ("侵入住宅", r"侵入.{0,4}?住宅",
      r"(?:翻窗|撬门|撬锁|闯入|强行进入|非法进入|破门|翻墙|踹门).{0,20}?(?:家|住宅|室|屋|房间|院)"
      r"|进入.{0,20}?(?:家中|家里|住宅|住处|卧室|屋内|堂屋)"),
@@ -234,7 +254,7 @@ ELEMENT_CONCEPTS = (
     ("追逐", r"追逐(?!竞驶)", r"追逐(?!竞驶)|追打|追砍"),
     ("拦截", r"拦截", r"拦截|堵截|拦住"),
     ("辱骂", r"辱骂", r"辱骂|谩骂"),
-    ("起哄闹事", r"起哄闹事", r"起哄|闹事|砸场|大吵大闹"),
+    ("起哄闹事", r"起哄闹事", r"起哄|闹事|砸场|大吵大闹|(?<!寻衅)滋事"),
     ("强拿硬要", r"强拿硬要", r"强拿硬要|强行(?:索要|拿走|拿取|吃喝)|白吃白喝|吃饭不给钱|(?:拒不|拒绝)(?:付款|付账|买单|结账)"),
     # property smashed at will, the 任意损毁 of 293 (a plain 毁坏 is 275's)
     ("任意损毁", r"任意损毁", r"打砸|砸毁|砸烂|肆意毁坏|任意损毁|(?:无故|无端)[^。；，]{0,16}?(?:砸|损毁|毁坏)"),
@@ -270,7 +290,7 @@ ELEMENT_CONCEPTS = (
     # intercourse with a woman who cannot resist or refuse (mental disability, drunk, asleep): the 其他手段 of 236
     ("不能反抗", r"其他手段",
      r"(?:精神发育迟滞|智力(?:残疾|低下|有?障碍)|智障|痴呆|精神(?:分裂|病|疾病|不正常)|醉酒|昏睡|熟睡|不能反抗|不知反抗"
-     r"|无法反抗|迷药|麻醉|丧失意识)[^。]{0,80}?(?:发生了?性关系|奸淫)"
+     r"|无法反抗|迷药|麻醉|丧失意识|睡觉之机|睡着)[^。]{0,80}?(?:发生[^。，]{0,3}?性关系|奸淫)"
      # or the intercourse first, then the appraisal of the victim (an indecent touching is no intercourse)
      r"|(?:发生了?性关系|奸淫)[^。]{0,20}?。[^。]{0,40}?(?:无性(?:自我)?防卫能力|精神发育迟滞)"),
     ("拒绝扶养", r"拒绝扶养|遗弃",
