@@ -357,6 +357,7 @@ def test_the_wording_of_rare_offences_read_from_the_training_cases_shows_their_e
 def test_the_wording_of_common_offences_read_from_the_training_cases_shows_their_elements_and_look_alikes_do_not():
     items = {
         "murder": "是否故意杀人",
+        "intent": "是否具有非法剥夺他人生命的故意",
         "death": "是否致人死亡",
         "lodging": "是否提供隐藏处所或财物",
         "false_proof": "是否作假证明包庇",
@@ -369,6 +370,8 @@ def test_the_wording_of_common_offences_read_from_the_training_cases_shows_their
     shows = [
         ("被告人因土地纠纷怀恨在心，遂产生与被害人同归于尽的想法。", "murder"),
         ("被告人在倒车时看到被害人，便产生开车将其撞死的念头，加速撞向被害人。", "murder"),
+        ("被告人因纠纷怀恨在心，遂产生与被害人同归于尽的念头。", "intent"),
+        ("被告人持刀朝被害人胸腹部连捅数刀后离开。被害人经抢救无效死亡。", "death"),
         ("被告人明知其表弟持刀伤人后被公安机关追查，仍为其提供住处。", "lodging"),
         ("被告人在明知其友交通肇事逃逸后，仍将王某藏在家中。", "lodging"),
         ("事故发生后，被告人应司机要求冒充驾驶员接受交警调查。", "false_proof"),
@@ -382,6 +385,7 @@ def test_the_wording_of_common_offences_read_from_the_training_cases_shows_their
     does_not_show = [
         ("被告人驾驶货车在路口将行人撞死。", "murder"),  # a death on the road is no intent to kill
         ("被告人因琐事与邻居争吵，产生同归于尽的念头后放弃。", "death"),  # an intent, no death
+        ("被告人持刀朝被害人胸腹部连捅数刀后离开。被害人经抢救无效死亡。", "intent"),  # a death shows no intent
         ("被告人将所盗手枪藏在家中。", "lodging"),  # a gun hidden is not a person
         ("被告人与其女友寻衅滋事，殴打路人。", "uproar"),  # the offence's name is not the uproar it asks
         ("被告人明知其兄持刀伤人，仍为其提供住处，帮助其躲避抓捕。", "fled"),  # a helper's lodging is no fraudster's flight
