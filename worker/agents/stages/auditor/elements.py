@@ -195,9 +195,9 @@ ELEMENT_EXPRESSIONS = {
     "暴力": (r"[按摁]倒|[按摁]压?在(?:床|地)|压在.{0,6}?身[上下]|捂住.{0,6}?(?:嘴|口鼻)|[扇打抽][^。]{0,8}?耳光|揪.{0,4}?头发|打脸"
            r"|抽[^。]{0,8}?的?脸|[按摁]住|捂嘴|撕(?:扯|破|烂|开)[^。，]{0,4}?(?:衣|裤)|强行[^。，]{0,12}?脱"
            r"|强行[^。]{0,24}?(?:发生[^。，]{0,3}?性关系|奸淫|奸污)"),
-    # a judgment evaded: property hidden or moved while it is being enforced, the judgment left unenforced
     # someone else standing in for the offender: a stand-in driver after an accident, a stand-in for the charge
     "窝藏包庇": r"顶罪|顶包|冒充[^。]{0,12}?(?:驾驶员|司机|肇事者|驾驶人)",
+    # a judgment evaded: property hidden or moved while it is being enforced, the judgment left unenforced
     "拒不执行": r"(?:隐藏|隐匿|转移|变卖|转让|处分)[^。]{0,8}?(?:财产|房产|车辆|款项)|(?:判决|裁定)[^。]{0,12}?无法执行",
 }
 
@@ -210,7 +210,8 @@ ELEMENT_CONCEPTS = (
     # any weapon, which the lexicon's 携带凶器 also takes ("持刀"); the item naming it by name means only this
     ("持枪", r"持枪", r"(?:持|拿|掏|亮|出示|携带|使用|用)[^，。；]{0,6}?枪|开枪|枪击|鸣枪"),
     # the intent to kill as facts state it, with or without a death: to die together, a wish to run someone over, blow
-    # them up or poison them (a synonym of 杀害 for "是否故意杀人"; it shows no death that 234's items ask)
+    # them up or poison them. A synonym of 杀害 for "是否故意杀人", and the element of an item naming "剥夺他人生命的故意"
+    # (wider than 杀害's "剥夺他人生命": a death shows no intent); it shows no death that 234's items ask
     ("杀人故意", r"故意杀人|剥夺他人生命的故意",
      r"同归于尽|(?:要|想|欲|企图|意图|准备|决意)[^。，]{0,10}?(?:撞死|炸死|毒死|闷死|烧死|弄死|淹死|杀死|杀害|杀掉)"
      r"|(?:撞死|炸死|毒死|闷死|烧死|弄死|淹死|杀死|杀掉)[^。]{0,4}?的?(?:念头|想法|歹念|恶念)"),
