@@ -169,9 +169,8 @@ ELEMENT_EXPRESSIONS = {
     # killing: the act and its result as items name them ("剥夺他人生命", "造成…死亡") and as facts state them
     "杀害": (r"剥夺(?:他人)?生命|(?:致|造成)(?:其|人|被害人|.某)?.{0,6}?(?:死亡|身亡)|砍死|刺死|打死"
              r"|致使.{0,12}?(?:死亡|身亡)"
-             # a death told after the blows, in the next sentence ("…连捅数刀。吴某经抢救无效死亡"; not a collision); the
-             # death is looked ahead to, so that the 无 of "抢救无效" is not read as a denial of it
-             r"|(?:捅|刺|砍|击打|殴打|掐|勒)[^。]{0,40}?。[^。]{0,10}?(?=(?:抢救无效|医治无效|当场)[^。，]{0,4}?(?:死亡|身亡))"),
+             # a death told after the blows, in the next sentence ("…连捅数刀。吴某经抢救无效死亡"; not a collision)
+             r"|(?:捅|刺|砍|击打|殴打|掐|勒)[^。]{0,40}?。[^。]{0,10}?(?:抢救无效|医治无效|当场)[^。，]{0,4}?(?:死亡|身亡)"),
     "容留吸毒": r"提供.{0,12}?(?:房屋|住处|住所|住宅|车辆|包间|出租屋).{0,16}?吸(?:食|毒)|让.{0,12}?在.{0,8}?吸(?:食|毒)",
     # an official as facts introduce one: "时任…局长", "在担任…所长期间"
     # ("在任", "曾任", "2013年起任", a masked name's "姜某某任": a bare 任 is also a surname)
@@ -538,9 +537,10 @@ def without_past_convictions(facts: str) -> str:
     return PAST_CONVICTION.sub(lambda m: "　" * len(m.group()), facts)
 
 
-# Words that deny what follows them: "亦无贩卖证据", "没有贩卖", "并未实施", "否认抢劫".
+# Words that deny what follows them: "亦无贩卖证据", "没有贩卖", "并未实施", "否认抢劫". Inside an expression the 无
+# of "无效" denies nothing: "经抢救无效死亡" tells a death.
 NEGATION = re.compile(r"(?:无|没有|未|并非|不是|否认|排除)$")
-NEGATION_IN = re.compile(r"无|没有|未|并非|不是|否认")
+NEGATION_IN = re.compile(r"无(?!效)|没有|未|并非|不是|否认")
 
 
 def alternatives(question: str) -> list[str]:
@@ -556,6 +556,12 @@ def alternatives(question: str) -> list[str]:
     return out
 
 
+def _denied_inside(text: str, start: int, end: int) -> bool:
+    """Whether a word of ``NEGATION_IN`` lies in ``text[start:end]``, its lookahead read against the whole text (the
+    无 at the end of the span is still the 无 of "无效" when the 效 follows it)."""
+    return any((m := NEGATION_IN.match(text, i)) and m.end() <= end for i in range(start, end))
+
+
 def _affirmed(pattern: re.Pattern, text: str):
     """The first match of ``pattern`` in ``text`` that the words just before it, or just before its last word
     (an expression spanning several words, "甲基苯丙胺……亦无贩卖"), do not deny; else None."""
@@ -563,7 +569,7 @@ def _affirmed(pattern: re.Pattern, text: str):
         if m.end() <= m.start():
             continue
         before = NEGATION.search(text[max(0, m.start() - 2):m.start()])
-        inside = m.end() - m.start() > 4 and NEGATION_IN.search(text[max(m.start(), m.end() - 4):m.end() - 2])
+        inside = m.end() - m.start() > 4 and _denied_inside(text, max(m.start(), m.end() - 4), m.end() - 2)
         if not (before or inside):
             return m
     return None
