@@ -22,6 +22,7 @@ from apps.cases.models import RESULT_STATUS_LABELS
 from apps.cases.reasons import judgment_render, reason_render
 from apps.graph.labels import NODE_COLOURS, legend, relation_label
 from apps.registry.selectors import model_scores
+from worker.agents import reasons as codes
 from worker.agents.graph_types import Term
 from worker.agents.models.sentencing import range_kind, serving_shown
 from worker.agents.types import Audit, Bundle, Evidence, Hit, ItemVerdict, Judgment, PlanStep, Research
@@ -440,6 +441,12 @@ def evidence_context(stored: dict | None) -> dict:
                        "reason": p.reason, "why": reason_render(p.why, p.reason),
                        "anchor": anchor})
 
+    if judgment is not None and judgment.ok:  # a verified article the judgment leaves out says why
+        left = {w.get("key"): w for w in judgment.not_cited}
+        for a in articles:
+            if a["passed"] and a["key"] not in judgment.article_keys:
+                why = left.get(a["key"]) or {"code": codes.JUDGMENT_NOT_CITED, "kind": "not_cited"}
+                a["not_cited"] = reason_render(why, "")["text"]
     items_by_pk = {(a["key"], i.get("item_pk")): i for a in articles for i in a["items"]}
     evidence = [{**_stored(e), "text": _evidence_text(e, items_by_pk), "anchor": f"ev-{e.n}", "target": _evidence_target(e),
                  "kind_label": KIND_LABELS.get(e.kind, e.kind)}

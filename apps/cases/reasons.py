@@ -148,6 +148,17 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                                        "the facts (“%(quote)s…”) is most likely this offence, and "
                                                        "%(article)s passed the Auditor agent."),
                                           gettext_lazy("charge classifier on that part %(p)s")),
+    codes.JUDGMENT_NOT_CITED: lambda v: {
+        "one_act": Sentence(gettext_lazy("The judgment holds one act, judged under %(instead)s, the more probable "
+                                         "verified article; neither the classifiers nor a separate part of the facts "
+                                         "make %(article)s a further charge.")),
+        "concurrence": Sentence(gettext_lazy("One act under two articles that provide for concurrence: the heavier, "
+                                             "%(instead)s, is cited.")),
+        "same_charge": Sentence(gettext_lazy("Its charge, %(charge)s, is already cited under %(instead)s.")),
+        "no_companion": Sentence(gettext_lazy("It defines no charge and covers no cited article as a unit-crime "
+                                              "provision; the precedents of the judged charges cite it in "
+                                              "%(share)s of their cases, and half is needed.")),
+    }.get(v.get("kind"), Sentence(gettext_lazy("The Auditor agent verified it; the judgment does not cite it."))),
     codes.JUDGMENT_DEATH_NOT_PROVIDED: lambda v: (
         Sentence(gettext_lazy("The verified articles do not provide the death penalty; life imprisonment instead."))
         if v.get("life")

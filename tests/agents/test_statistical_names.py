@@ -149,3 +149,37 @@ def test_without_separate_parts_or_for_a_form_of_a_chosen_charge_no_further_char
     bribes = ("经审理查明：被告人李某以单位名义收受某公司财物二十万元，为该公司承揽工程提供帮助。"
               "另查明，被告人李某在担任主任期间受贿三万元，为他人办理工程结算提供帮助并收受其财物。")
     assert _two_acts_judgment(bribes, ("387", ["单位受贿罪"]), ("385", ["受贿罪"])).charges == ["单位受贿罪"]
+
+
+def test_each_verified_article_the_judgment_leaves_out_says_why():
+    from worker.agents.testing.memory_store import InMemoryGraphStore
+    from worker.agents.types import ArticleAudit, Audit, Research
+
+    one_part = ("经审理查明：被告人李某入户盗窃手机一部，价值三千元，当晚又醉酒驾驶机动车在道路上行驶，"
+                "经检验其血液酒精含量为180毫克/100毫升。")
+    judgment = _two_acts_judgment(one_part)
+    assert judgment.article_keys == ["264"]
+    assert judgment.not_cited == [{"code": "judgment.not_cited", "key": "133-1", "article": "第133-1条", "kind": "one_act",
+                                   "instead": "第264条"}]
+
+    # Two articles providing for concurrence: the heavier is cited, the other says so; an article defining no
+    # charge that the precedents seldom cite says how seldom; a second article of a cited charge names it.
+    s = StatisticalStrategy(statute_charges={"生产、销售伪劣产品罪", "生产、销售假药罪"})
+    s._labels_of_charge.update({"生产、销售伪劣产品罪": ["生产、销售伪劣产品罪"], "生产、销售假药罪": ["生产、销售假药罪"]})
+
+    def article(pk, key, charges, score, text=""):
+        return ArticleAudit(article_pk=pk, key=key, label=f"第{key}条", charges=charges, version_pk=pk, text=text,
+                            in_force=True, score=score, passed=True, signals={"chg_p": 0.9})
+
+    concurrence = "有前款行为，同时构成其他犯罪的，依照处罚较重的规定定罪处罚。"
+    drugs = article(1, "141", ["生产、销售假药罪"], 0.9, "处三年以下有期徒刑或者拘役；情节特别严重的，处十年以上有期徒刑、无期徒刑或者死刑")
+    fakes = article(2, "140", ["生产、销售伪劣产品罪"], 0.8, "处二年以下有期徒刑或者拘役；" + concurrence)
+    again = article(3, "140-x", ["生产、销售假药罪"], 0.7)
+    seldom = article(4, "64", [], 0.6)
+    research = Research(focus="f", features={}, query_text="f", fact_shares={"生产、销售假药罪": {4: 0.2}})
+    judgment = s.adjudicate("f", Audit(articles=[drugs, fakes, again, seldom]), research, [], InMemoryGraphStore())
+    assert judgment.article_keys == ["141"]
+    left = {w["key"]: w for w in judgment.not_cited}
+    assert left["140"]["kind"] == "concurrence" and left["140"]["instead"] == "第141条"
+    assert left["140-x"]["kind"] == "same_charge" and left["140-x"]["charge"] == "生产、销售假药罪"
+    assert left["64"]["kind"] == "no_companion" and left["64"]["share"] == 0.2

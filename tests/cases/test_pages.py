@@ -250,6 +250,39 @@ def test_the_evidence_include_renders_a_bundle_that_failed_before_any_evidence(d
     assert "No article was verified." in html and "Nothing was retrieved." in html
 
 
+@pytest.mark.parametrize("lang, words", [
+    ("en", ["Not cited in the judgment", "The judgment holds one act, judged under 第二百三十二条",
+            "The Auditor agent verified it; the judgment does not cite it."]),
+    ("zh-hans", ["判决未引用", "判决认定为一个行为，依可能性更大的已核验法条第二百三十二条定罪", "该条已经核验智能体核验通过，但判决未引用"]),
+])
+def test_a_verified_article_the_judgment_leaves_out_says_why_on_its_card(db, compiled_catalogs, lang, words):
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from apps.cases.evidence import evidence_context
+    from worker.agents import reasons
+    from worker.agents.types import ArticleAudit, Audit, Bundle, Judgment, Research, Status
+
+    def article(pk, key, label):
+        return ArticleAudit(article_pk=pk, key=key, label=label, charges=["故意杀人罪"], version_pk=pk, text="",
+                            in_force=True, score=0.9, passed=True)
+
+    # 232 cited; 234 left out with the strategy's reason; 238 left out with none (a language model's judgment)
+    judgment = Judgment(status=Status.JUDGED, charges=["故意杀人罪"], article_keys=["232"], article_pks=[1],
+                        not_cited=[reasons.why(reasons.JUDGMENT_NOT_CITED, key="234", article="第二百三十四条",
+                                               kind="one_act", instead="第二百三十二条")])
+    bundle = Bundle(case=None, defendant="吴某", strategy="statistical", params={}, versions={},
+                    research=Research(focus="", features={}, query_text=""),
+                    audit=Audit(articles=[article(1, "232", "第二百三十二条"), article(2, "234", "第二百三十四条"),
+                                          article(3, "238", "第二百三十八条")]),
+                    judgment=judgment).to_dict()
+    with translation.override(lang):
+        ev = evidence_context(bundle)
+        html = render_to_string("cases/_evidence.html", {"bundle": bundle, "ev": ev})
+    assert [bool(a.get("not_cited")) for a in ev["articles"]] == [False, True, True]
+    assert all(w in html for w in words), [w for w in words if w not in html]
+
+
 def test_every_pipeline_status_has_a_label():
     from apps.cases.models import RESULT_STATUS_LABELS
     from worker.agents.types import Status

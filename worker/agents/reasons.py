@@ -69,6 +69,12 @@ JUDGMENT_TERM_CAPPED = "judgment.term_capped"
 JUDGMENT_TERM_RAISED = "judgment.term_raised"
 # charge, article, p, quote (the part's opening words): a further charge a separate part of the facts is most likely
 JUDGMENT_SEPARATE_ACT = "judgment.separate_act"
+# key, article, kind, …: a verified article the judgment does not cite (Judgment.not_cited), by kind: "one_act"
+# (instead: the judgment holds one act, under a likelier article), "concurrence" (instead: the heavier of two
+# articles providing for concurrence), "same_charge" (charge, instead: its charge is cited under another article),
+# "no_companion" (share: it defines no charge and the judged charges' precedents cite it this seldom), "not_cited"
+# (no reason given: the language model's judgment left it out)
+JUDGMENT_NOT_CITED = "judgment.not_cited"
 JUDGMENT_DEATH_NOT_PROVIDED = "judgment.death_not_provided"  # life (True: life instead) or months, basis
 JUDGMENT_LIFE_NOT_PROVIDED = "judgment.life_not_provided"  # months, basis
 JUDGMENT_STAGE_FAILED = "judgment.stage_failed"  # stage, detail: a model call failed (the detail is the error's text)

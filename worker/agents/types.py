@@ -180,6 +180,8 @@ class Judgment:
     why: list[dict] = field(default_factory=list)
     # What the term stands on (worker.agents.models.sentencing.term_basis); empty when the strategy gives none.
     term_basis: dict = field(default_factory=dict)
+    # Why each verified article the judgment does not cite is left out: [{"code": reasons.JUDGMENT_NOT_CITED, ...}]
+    not_cited: list[dict] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -317,7 +319,8 @@ def judgment_from(data: dict) -> Judgment:
                     citations=[int(n) for n in data.get("citations") or []],
                     evidence=[Evidence(**e) for e in data.get("evidence") or []],
                     message=data.get("message", ""), scores=dict(data.get("scores") or {}),
-                    why=[dict(w) for w in data.get("why") or []], term_basis=dict(data.get("term_basis") or {}))
+                    why=[dict(w) for w in data.get("why") or []], term_basis=dict(data.get("term_basis") or {}),
+                    not_cited=[dict(w) for w in data.get("not_cited") or []])
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}

@@ -378,11 +378,13 @@ class StatisticalStrategy(Strategy):
         # Or a separate part of the facts ("另查明…", "二、…") is, by the charge classifier, most likely its charge.
         parts = self._part_labels(focus) if len(defining) > 1 else {}
         chosen, separate = [defining[0]], {}
+        left: dict[int, tuple[str, dict]] = {}  # why a verified article is not cited: (kind, values)
         for a in defining[1:]:
             if a not in further:
                 names = [self._charge_of(c, view["charges"]) for c in chosen]
                 act = self._separate_act(a, parts, names, view["charges"])
                 if act is None:
+                    left[a.article_pk] = ("one_act", {})
                     continue
                 separate[a.article_pk] = act
             rival = next((c for c in chosen if _concurrent(a, c)), None)
@@ -390,17 +392,24 @@ class StatisticalStrategy(Strategy):
                 chosen.append(a)
             elif _heavier(a, rival):  # one act under two articles with a concurrence clause: the heavier one
                 chosen[chosen.index(rival)] = a
+                left[rival.article_pk] = ("concurrence", {"instead": a.label})
+            else:
+                left[a.article_pk] = ("concurrence", {"instead": rival.label})
         charges, cited = [], []
         for a in chosen:
             charge = self._charge_of(a, view["charges"])
             if charge not in charges:
                 charges.append(charge)
                 cited.append(a)
+            else:
+                left[a.article_pk] = ("same_charge", {"charge": charge, "instead": cited[charges.index(charge)].label})
         matching = {label for c in charges for label in self._labels_for(c)}
+        share = {a.article_pk: max((research.fact_shares.get(label, {}).get(a.article_pk, 0.0) for label in matching),
+                                   default=0.0) for a in verified if not a.charges}
         cited += [a for a in verified if not a.charges and (  # articles defining no charge that go with a chosen one:
             _unit_provision_of(a, cited)  # a unit-crime provision covering one of its articles
-            or any(research.fact_shares.get(label, {}).get(a.article_pk, 0.0) >= COMPANION_SHARE  # or, in the
-                   for label in matching))]  # precedents, a punishment article such as 383 for 382
+            or share[a.article_pk] >= COMPANION_SHARE)]  # or, in the precedents, a punishment article: 383 for 382
+        not_cited = _not_cited(verified, cited, left, share)
         labels = [self._label_of(c, view["charges"]) for c in charges]
         precedents = graph.cases(audit.verified_cases)
         ranged = [a for a in cited if a.charges]
@@ -418,7 +427,7 @@ class StatisticalStrategy(Strategy):
         return Judgment(status=Status.JUDGED, charges=charges, article_keys=[a.key for a in cited],
                         article_pks=[a.article_pk for a in cited], term=term, reasoning=reasoning, evidence=evidence,
                         scores={self._charge_of(a, view["charges"]): round(a.score, 6) for a in reversed(defining)},
-                        term_basis=basis, why=why)
+                        term_basis=basis, why=why, not_cited=not_cited)
 
     def _part_labels(self, focus: str) -> dict[str, tuple[float, str]]:
         """For facts of several separate parts (focus.separate_parts): each part's most likely charge label by the
@@ -539,6 +548,22 @@ def _definition_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, 
         covered = [b.label for b, _ in decided if b.passed and b.charges and term in b.text]
         found[a.article_pk] = (term, shown, covered)
     return found
+
+
+def _not_cited(verified: list[ArticleAudit], cited: list[ArticleAudit], left: dict[int, tuple[str, dict]],
+               share: dict[int, float]) -> list[dict]:
+    """Why each verified article the judgment does not cite is left out (reasons.JUDGMENT_NOT_CITED): one act judged
+    under a likelier article, a concurrence the heavier article takes, a charge already cited under another article,
+    or an article defining no charge that the judged charges' precedents seldom cite."""
+    out = []
+    for a in verified:
+        if a in cited:
+            continue
+        kind, values = left.get(a.article_pk, ("no_companion", {"share": round(share.get(a.article_pk, 0.0), 2)}))
+        if kind == "one_act":
+            values = {"instead": cited[0].label}
+        out.append(reasons.why(reasons.JUDGMENT_NOT_CITED, key=a.key, article=a.label, kind=kind, **values))
+    return out
 
 
 def _unit_provision_of(a: ArticleAudit, cited: list[ArticleAudit]) -> bool:
