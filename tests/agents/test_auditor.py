@@ -485,11 +485,13 @@ def test_a_denied_act_shows_no_element():
 
 
 def test_the_wu_of_a_treatment_without_effect_denies_nothing_and_a_denial_inside_an_expression_still_does():
+    """And the quote of an expression running over two sentences holds both (the blows, then the death)."""
     items = ["是否致人死亡", "是否实施了贩卖毒品的行为"]
     checker = ElementChecker.from_items(items, tokenize=lambda text: [text])
     for facts in ("被告人驾车撞倒行人，致被害人经抢救无效死亡。", "被告人持刀连捅数刀后离开。被害人经医治无效死亡。"):
         death = checker.check(facts, items)[0]
         assert death.satisfied and death.shown == ("杀害",), facts
+        assert facts[death.span[0]:death.span[1]].endswith("无效死亡。"), "the quote runs to the end of the death"
     assert not checker.check("被告人驾车撞倒行人，致被害人受伤，无死亡。", items)[0].satisfied
     assert not checker.check("查获甲基苯丙胺二十五克，亦无贩卖证据。", items)[1].satisfied
 

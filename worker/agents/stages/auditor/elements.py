@@ -499,10 +499,10 @@ class ElementChecker:
             text = facts[start:end]
             for alternative in required:
                 hits = [next(((label, m) for label, p in group if (m := _affirmed(p, text))), None) for group in alternative]
-                if all(hits):
-                    first = min(m.start() for _, m in hits)
-                    sentence = next((m for m in SENTENCE_RE.finditer(text) if m.end() > first), None)
-                    span = (start + sentence.start(), start + sentence.end()) if sentence else (start, end)
+                if all(hits):  # the sentences from the first match to the end of the last ("…连捅数刀。吴某…死亡")
+                    first, last = min(m.start() for _, m in hits), max(m.end() for _, m in hits)
+                    sentences = [m for m in SENTENCE_RE.finditer(text) if m.end() > first and m.start() < last]
+                    span = (start + sentences[0].start(), start + sentences[-1].end()) if sentences else (start, end)
                     return span, [label for label, _ in hits]
         return None
 
