@@ -51,6 +51,7 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                            gettext_lazy("%(share)s of the element's terms occur in one sentence")),
     codes.ITEM_FEATURE_MATCH: Sentence(gettext_lazy("The facts show it: %(features)s.")),
     codes.ITEM_ANCHOR: Sentence(gettext_lazy("The facts name its decisive term: %(word)s.")),
+    codes.ITEM_PAST_CONVICTION: Sentence(gettext_lazy("The facts recite an earlier conviction of an offence it names.")),
     codes.ITEM_AMOUNT_REACHED: Sentence(gettext_lazy("The facts state %(amount)s, which reaches %(standard)s, the lowest "
                                                      "standard of “%(tier)s” the interpretations set."),
                                         gettext_lazy("standard from: %(source)s")),
@@ -97,6 +98,13 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
         _choose("covered",
                 Sentence(gettext_lazy("Does not apply: the facts show nothing this provision defines as %(term)s.")),
                 Sentence(gettext_lazy("Does not apply: no article that applies uses the term %(term)s.")))),
+    codes.ARTICLE_REPEAT: _choose("applies", Sentence(gettext_lazy(
+        "Applies: the facts recite an earlier conviction of an offence this provision names (“%(quote)s”), and "
+        "%(covered)s, whose offence it makes heavier, applies.")),
+        _choose("shown",
+                Sentence(gettext_lazy("Does not apply: no article of an offence this provision makes heavier applies.")),
+                Sentence(gettext_lazy("Does not apply: the facts recite no earlier conviction of an offence this "
+                                      "provision names.")))),
     codes.ARTICLE_REVIEWER: lambda v: (
         Sentence(gettext_lazy("Decided by the reviewer: %(reason)s — %(outcome)s.")) if v.get("reason")
         else Sentence(gettext_lazy("The reviewer changed element(s) %(items)s: %(supported)s of %(total)s shown — %(outcome)s."))),

@@ -183,3 +183,43 @@ def test_each_verified_article_the_judgment_leaves_out_says_why():
     assert left["140"]["kind"] == "concurrence" and left["140"]["instead"] == "第141条"
     assert left["140-x"]["kind"] == "same_charge" and left["140-x"]["charge"] == "生产、销售假药罪"
     assert left["64"]["kind"] == "no_companion" and left["64"]["share"] == 0.2
+
+
+def test_a_repeat_offenders_provision_applies_and_is_cited_only_with_an_earlier_conviction_recited():
+    from worker.agents.graph_types import ChecklistEntry
+    from worker.agents.stages.auditor.elements import ElementChecker
+    from worker.agents.testing.memory_store import InMemoryGraphStore
+    from worker.agents.types import ArticleAudit, Audit, Research
+
+    past, again = "是否因走私、贩卖、运输、制造、非法持有毒品罪被判过刑", "是否又犯本节规定之罪"
+    checker = ElementChecker.from_items([past, again, "是否贩卖毒品"], tokenize=lambda text: [text])
+    s = StatisticalStrategy(auditor=_LowAuditor([0.9, 0.9]), elements=checker,
+                            statute_charges={"走私、贩卖、运输、制造毒品罪"})
+    s._labels_of_charge["走私、贩卖、运输、制造毒品罪"] = ["走私、贩卖、运输、制造毒品罪"]
+
+    def judged(facts):
+        deal = ArticleAudit(article_pk=1, key="347", label="第三百四十七条", charges=["走私、贩卖、运输、制造毒品罪"],
+                            version_pk=1, text="走私、贩卖、运输、制造毒品，无论数量多少，都应当追究刑事责任", in_force=True)
+        repeat = ArticleAudit(article_pk=2, key="356", label="第三百五十六条", charges=[], version_pk=2,
+                              text="因走私、贩卖、运输、制造、非法持有毒品罪被判过刑，又犯本节规定之罪的，从重处罚。", in_force=True)
+        deal.items = s.verify_items(facts, deal, [ChecklistEntry(pk=10, version_pk=1, order=0, question="是否贩卖毒品")])
+        repeat.items = s.verify_items(facts, repeat, [ChecklistEntry(pk=20 + n, version_pk=2, order=n, question=q)
+                                                      for n, q in enumerate((past, again))])
+        research = Research(focus=facts, features={}, query_text=facts)
+        s.decide_articles(facts, [deal, repeat], research, InMemoryGraphStore(), lambda a: None)
+        return repeat, s.adjudicate(facts, Audit(articles=[deal, repeat]), research, [], InMemoryGraphStore())
+
+    deal_only = "2016年3月，被告人王某以每克300元的价格向李某贩卖甲基苯丙胺2克。"
+    repeat, judgment = judged(deal_only)
+    assert not repeat.items[0].satisfied, "the present deal is no earlier conviction"
+    assert not repeat.passed and repeat.why["code"] == "article.repeat" and not repeat.why["shown"]
+    assert judgment.article_keys == ["347"]
+    # a theft conviction recited is not one of the offences it names
+    repeat, _ = judged("被告人王某曾因盗窃罪于2014年被本院判处有期徒刑一年。" + deal_only)
+    assert not repeat.passed
+    recited = "被告人王某曾因贩卖毒品罪于2014年被本院判处有期徒刑一年。" + deal_only
+    repeat, judgment = judged(recited)
+    assert repeat.items[0].satisfied and repeat.items[0].why["code"] == "item.past_conviction"
+    assert repeat.items[0].span_text.startswith("被告人王某曾因贩卖毒品罪")
+    assert repeat.passed and repeat.why["applies"] and repeat.why["covered"] == "第三百四十七条"
+    assert judgment.article_keys == ["347", "356"]

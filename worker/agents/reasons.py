@@ -14,6 +14,7 @@ ITEM_TERMS_IN_SENTENCE = "item.terms_in_sentence"  # share: the item's terms fou
 ITEM_FEATURE_MATCH = "item.feature_match"  # features: abstract features of the facts that show it
 ITEM_ANCHOR = "item.anchor"  # word: the item's most specific word occurs in the facts
 ITEM_NOT_SHOWN = "item.not_shown"  # share: the most of its terms any sentence holds
+ITEM_PAST_CONVICTION = "item.past_conviction"  # the facts recite an earlier conviction of an offence the item names
 # amount, tier, standard, source: the facts' largest sum reaches (or, below, misses) the lowest standard of
 # an amount tier the item names, as the article's interpretations set it (worker/agents/stages/auditor/amounts.py)
 ITEM_AMOUNT_REACHED = "item.amount_reached"
@@ -41,6 +42,9 @@ ARTICLE_UNIT = "article.unit"
 # applies, shown, term, quote, covered: a definition provision (357 for 毒品), its term, what of it the facts show
 # and which passed articles using the term it goes with (worker/agents/stages/auditor/provisions.py)
 ARTICLE_DEFINITION = "article.definition"
+# applies, shown, quote, covered: a provision for repeat offenders (356), the earlier conviction the facts recite and
+# the passed articles whose offence it aggravates
+ARTICLE_REPEAT = "article.repeat"
 ARTICLE_REVIEWER = "article.reviewer"  # reason, outcome: a reviewer's decision in a what-if
 
 # Pruning ------------------------------------------------------------------------------

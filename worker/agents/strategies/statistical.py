@@ -47,7 +47,7 @@ from worker.agents.models.verifier import FactsView
 from worker.agents.ports import GraphStore
 from worker.agents.stages.auditor import provisions
 from worker.agents.stages.auditor.amounts import lowest_standards, yuan_text
-from worker.agents.stages.auditor.elements import ElementChecker, generic_item
+from worker.agents.stages.auditor.elements import ElementChecker, generic_item, past_offences
 from worker.agents.stages.auditor.signals import Ranking, article_signals, cosine, path_votes
 from worker.agents.stages.features import extract_features
 from worker.agents.stages.focus import focus_facts, separate_parts
@@ -217,6 +217,9 @@ class StatisticalStrategy(Strategy):
             reasoning = f"the facts state {support.shown[0]}, {inside} the {support.quantity.text} the item names"
             why = reasons.why(reasons.ITEM_QUANTITY_WITHIN if support.satisfied else reasons.ITEM_QUANTITY_OUTSIDE,
                               quantity=support.shown[0], range=support.quantity.text)
+        elif support.rule == "past":
+            reasoning = f"the facts recite an earlier conviction: {support.shown[0]}"
+            why = reasons.why(reasons.ITEM_PAST_CONVICTION)
         elif support.rule == "not_an_element":
             reasoning = "about the sentence or the classification, not an element the facts can show"
             why = reasons.why(reasons.ITEM_NOT_AN_ELEMENT)
@@ -269,7 +272,7 @@ class StatisticalStrategy(Strategy):
             if best is not None:
                 best.passed = True
         shown = [(a, supported) for a, supported, _ in decided]
-        units, definitions = _unit_decisions(shown), _definition_decisions(shown)
+        units, definitions, repeats = _unit_decisions(shown), _definition_decisions(shown), _repeat_decisions(shown)
         for a, supported, conduct in decided:
             p = a.score
             carried = sorted(a.contributions.items(), key=lambda kv: -abs(kv[1]))[:3]
@@ -293,6 +296,15 @@ class StatisticalStrategy(Strategy):
                     "uses it"))
                 a.why = reasons.why(reasons.ARTICLE_DEFINITION, applies=a.passed, shown=bool(shown), term=term,
                                     quote=shown.span_text if shown else "", covered="、".join(covered))
+            elif a.article_pk in repeats:
+                past, covered = repeats[a.article_pk]
+                a.passed = bool(past and covered)
+                a.reason = ("a provision for repeat offenders: " + (
+                    "the facts recite no earlier conviction of an offence it names" if not past else
+                    "no article of the offences it aggravates applies" if not covered else
+                    f"the facts recite an earlier conviction ({past.span_text}) and {'、'.join(covered)} applies"))
+                a.why = reasons.why(reasons.ARTICLE_REPEAT, applies=a.passed, shown=bool(past),
+                                    quote=past.span_text if past else "", covered="、".join(covered))
             elif not supported:
                 a.reason = f"no checklist item is shown by the facts ({len(a.items)} checked); P = {p:.2f} is not enough alone"
                 a.why = reasons.why(reasons.ARTICLE_NO_ELEMENT, **values)
@@ -408,6 +420,7 @@ class StatisticalStrategy(Strategy):
                                    default=0.0) for a in verified if not a.charges}
         cited += [a for a in verified if not a.charges and (  # articles defining no charge that go with a chosen one:
             _unit_provision_of(a, cited)  # a unit-crime provision covering one of its articles
+            or _repeat_provision(a)  # a repeat offender's (356): it passed only with the earlier conviction recited
             or share[a.article_pk] >= COMPANION_SHARE)]  # or, in the precedents, a punishment article: 383 for 382
         not_cited = _not_cited(verified, cited, left, share)
         labels = [self._label_of(c, view["charges"]) for c in charges]
@@ -547,6 +560,27 @@ def _definition_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, 
         shown = next((i for i in a.items if i.satisfied), None)
         covered = [b.label for b, _ in decided if b.passed and b.charges and term in b.text]
         found[a.article_pk] = (term, shown, covered)
+    return found
+
+
+def _repeat_provision(a: ArticleAudit) -> bool:
+    """``a`` defines no charge and asks for an earlier conviction (356: "因…毒品罪被判过刑，又犯本节规定之罪的")."""
+    return not a.charges and any(past_offences(i.question) for i in a.items)
+
+
+def _repeat_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, tuple[ItemVerdict | None, list[str]]]:
+    """The provisions for repeat offenders among the candidates (356), each with its earlier-conviction item when the
+    facts recite one (None when not) and the passed articles defining a charge whose text names the offences' object
+    (毒品: the section's offences, 容留他人吸毒 too): it applies when both are there, whatever its other evidence. The
+    present drug deal alone never shows it: the earlier conviction is what the article adds."""
+    found = {}
+    for a, _ in decided:
+        if not _repeat_provision(a):
+            continue
+        past = next((i for i in a.items if i.satisfied and past_offences(i.question)), None)
+        nouns = {offences[1] for i in a.items if (offences := past_offences(i.question))}
+        covered = [b.label for b, _ in decided if b.passed and b.charges and any(n in b.text for n in nouns)]
+        found[a.article_pk] = (past, covered)
     return found
 
 

@@ -445,6 +445,7 @@ class ElementChecker:
     def check(self, facts: str, questions: Sequence[str], *, article_pk: int | None = None) -> list[Support]:
         """One Support per question; ``article_pk`` names the article the items belong to (for the amount
         standards of its interpretations)."""
+        recitals = CONVICTED.finditer(facts)
         facts = without_past_convictions(facts)
         standards = self.standards.get(article_pk, {}) if article_pk is not None else {}
         amount = largest_amount(facts) if standards else None
@@ -452,9 +453,16 @@ class ElementChecker:
         sentence_grams = [grams(s) for _, _, s in sentences]
         windows = [(sentences[i][0], sentences[min(i + WINDOW, len(sentences)) - 1][1]) for i in range(len(sentences))]
         out = []
+        recitals = list(recitals) if any(past_offences(q) for q in questions) else []
         for question in questions:
             if NOT_AN_ELEMENT.search(question):
                 out.append(Support(False, "not_an_element", 0.0, None))
+                continue
+            offences = past_offences(question)
+            if offences is not None:  # an earlier conviction: shown by a recital of one, naming one of the offences
+                m = next((m for m in recitals if offences[0].search(m.group())), None)
+                sentence = next(((s, e) for s, e, _ in sentences if m and s <= m.start() < e), None)
+                out.append(Support(True, "past", 1.0, sentence, (m.group(),)) if m else Support(False, "", 0.0, None))
                 continue
             wanted, required, anchors = self._item(question)
             best, where = 0.0, None
@@ -530,6 +538,27 @@ def generic_item(question: str) -> bool:
 def _covered(spans) -> int:
     """How many characters the spans cover."""
     return len({i for s, e in spans for i in range(s, e)})
+
+
+# An item asking for an earlier conviction ("是否因走私、贩卖、运输、制造、非法持有毒品罪被判过刑", 356's): the recital of
+# such a conviction shows it, and nothing else does (the other items never see the recitals).
+PAST_ITEM = re.compile(r"^是否因(.{1,60}?)罪被判过刑")
+CONVICTED = re.compile(r"因犯?[^，。；：]{1,40}?被[^，。；：]{0,40}?(?:判处|判决)")
+
+
+@functools.lru_cache(maxsize=256)
+def past_offences(question: str) -> tuple[re.Pattern, str] | None:
+    """For an earlier-conviction item: how a recital names one of the offences it lists ("走私、贩卖、运输、制造、非法持有
+    毒品": one of the acts, then their shared object) and that object (the list's last two characters, "毒品"); None
+    for any other item."""
+    m = PAST_ITEM.search(question)
+    if m is None:
+        return None
+    *acts, last = m.group(1).split("、")
+    noun, acts = last[-2:], [a for a in (*acts, last[:-2]) if a]
+    if not acts:
+        return re.compile(re.escape(noun)), noun
+    return re.compile(f"(?:{'|'.join(map(re.escape, acts))})[^，。；：]{{0,12}}?{re.escape(noun)}"), noun
 
 
 def without_past_convictions(facts: str) -> str:
