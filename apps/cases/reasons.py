@@ -51,7 +51,8 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                            gettext_lazy("%(share)s of the element's terms occur in one sentence")),
     codes.ITEM_FEATURE_MATCH: Sentence(gettext_lazy("The facts show it: %(features)s.")),
     codes.ITEM_ANCHOR: Sentence(gettext_lazy("The facts name its decisive term: %(word)s.")),
-    codes.ITEM_PAST_CONVICTION: Sentence(gettext_lazy("The facts recite an earlier conviction of an offence it names.")),
+    codes.ITEM_PAST_CONVICTION: Sentence(gettext_lazy("The facts recite an earlier conviction of an offence it "
+                                                      "names.")),
     codes.ITEM_AMOUNT_REACHED: Sentence(gettext_lazy("The facts state %(amount)s, which reaches %(standard)s, the lowest "
                                                      "standard of “%(tier)s” the interpretations set."),
                                         gettext_lazy("standard from: %(source)s")),
@@ -102,7 +103,8 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
         "Applies: the facts recite an earlier conviction of an offence this provision names (“%(quote)s”), and "
         "%(covered)s, whose offence it makes heavier, applies.")),
         _choose("shown",
-                Sentence(gettext_lazy("Does not apply: no article of an offence this provision makes heavier applies.")),
+                Sentence(gettext_lazy("Does not apply: no article of an offence this provision makes heavier "
+                                      "applies.")),
                 Sentence(gettext_lazy("Does not apply: the facts recite no earlier conviction of an offence this "
                                       "provision names.")))),
     codes.ARTICLE_REVIEWER: lambda v: (

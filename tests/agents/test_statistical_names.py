@@ -159,8 +159,8 @@ def test_each_verified_article_the_judgment_leaves_out_says_why():
                 "经检验其血液酒精含量为180毫克/100毫升。")
     judgment = _two_acts_judgment(one_part)
     assert judgment.article_keys == ["264"]
-    assert judgment.not_cited == [{"code": "judgment.not_cited", "key": "133-1", "article": "第133-1条", "kind": "one_act",
-                                   "instead": "第264条"}]
+    assert judgment.not_cited == [{"code": "judgment.not_cited", "key": "133-1", "article": "第133-1条",
+                                   "kind": "one_act", "instead": "第264条"}]
 
     # Two articles providing for concurrence: the heavier is cited, the other says so; an article defining no
     # charge that the precedents seldom cite says how seldom; a second article of a cited charge names it.
