@@ -484,6 +484,24 @@ def test_a_denied_act_shows_no_element():
     assert checker.check("被告人以每克三百元的价格贩卖甲基苯丙胺二克。", items)[0].satisfied
 
 
+def test_a_sale_shows_the_drug_sale_only_when_drugs_are_what_is_sold():
+    """The Ontology lexicon's 贩卖毒品 takes any "贩卖" or "交易"; the element check asks for drugs (the sale of
+    obscene discs showed 347's item in training facts of 18 records of such sales, 56 of fraud)."""
+    items = {"drugs": "是否属于走私、贩卖、运输、制造毒品"}
+    shows = [
+        ("被告人以人民币600元的价格将10颗“麻果”贩卖给涉毒人员梅某。", "drugs"),
+        ("被告人以100元的价格贩卖1小包白色晶体给胡某后，被公安人员抓获。经鉴定，上述白色晶体净重0.14克，检出甲基苯丙胺成分。",
+         "drugs"),
+        ("吸毒人员苏某欲购买30元毒品海洛因。尔后被告人李某与苏某在街口完成交易。", "drugs"),
+        ("被告人欲以人民币500元的价格将1包大麻贩卖给崔某时被抓获。", "drugs"),
+    ]
+    does_not_show = [
+        ("被告人在其店内以每张5元的价格贩卖淫秽光盘200张。", "drugs"),
+        ("被告人与被害人约定在茶楼交易二手手机，收款后未交付手机。", "drugs"),
+    ]
+    _assert_shown(items, shows, does_not_show)
+
+
 def test_the_wu_of_a_treatment_without_effect_denies_nothing_and_a_denial_inside_an_expression_still_does():
     """And the quote of an expression running over two sentences holds both (the blows, then the death)."""
     items = ["是否致人死亡", "是否实施了贩卖毒品的行为"]

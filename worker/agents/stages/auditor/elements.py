@@ -143,7 +143,7 @@ ALTERNATIVES = re.compile(r"或|、")
 NOT_AN_ELEMENT = re.compile(r"^是否(?:应当|可以)?(?:处|判处|并处|单处|同时构成|依照|对单位判处|从重处罚|从轻|减轻|免除)")
 
 # The drugs facts name most (the patterns below name them beside 毒品 where they need it)
-DRUGS = r"甲基苯丙胺|海洛因|冰毒|麻古|氯胺酮"
+DRUGS = r"甲基苯丙胺|海洛因|冰毒|麻古|麻果|氯胺酮|K粉|摇头丸|大麻"
 # What a snatch does to the thing taken
 SNATCHED = r"抢走|夺走|夺下|拽走|抢下|抢过|夺取"
 SEAL_MADE = r"(?:私刻|私自刻制|刻制|仿刻|找人刻|让.{0,6}?刻)[^。]{0,20}?(?:印章|公章|专用章|印鉴)"
@@ -156,11 +156,14 @@ ELEMENT_EXPRESSIONS = {
              r"(?:拿走|带走|取走|揣|塞入|装入|推走|开走|骑走)"),
     "虚构事实": r"骗走",
     "伤害他人": r"致.{0,4}伤|轻伤|重伤|伤害|打伤|砍伤|刺伤|损伤|伤势",
-    "贩卖毒品": (r"(?:贩卖|出售|卖给|售给).{0,30}?(?:毒品|" + DRUGS + r"|大麻|吗啡)"
+    "贩卖毒品": (r"(?:贩卖|出售|卖给|售给).{0,30}?(?:毒品|" + DRUGS + r"|吗啡)"
                 r"|(?:毒品|" + DRUGS + r").{0,30}?(?:贩卖|出售|卖给|售给)"
                 # a sale of something the next sentences identify as a drug; a deal "closed" on drugs
-                r"|(?:卖给|售给|出售给)[^。]{0,40}?(?:。[^。]{0,100}?)?(?:检出|检测出|检验出|鉴定为|均为|系)(?:毒品)?"
-                r"(?:" + DRUGS + r")|成交毒品|毒品[^。]{0,6}?成交"),
+                # (up to two sentences on: "…贩卖给魏某后被抓获。随后…查获粉末1包。经鉴定…检出甲基苯丙胺")
+                r"|(?:贩卖|卖给|售给|出售给|交易)[^。]{0,40}?(?:。[^。]{0,100}?){0,2}?(?:检出|检测出|检验出|鉴定为|均为|系|为)"
+                r"(?:国家[^。]{0,12}?的?)?(?:毒品|" + DRUGS + r")|成交毒品|毒品[^。]{0,6}?成交"
+                # a deal in drugs: "约定…交易" beside the drug ("购买30元毒品海洛因。尔后…完成交易"), "毒品交易"
+                r"|(?:毒品|毒资|" + DRUGS + r")[^。]{0,40}?(?:。[^。]{0,40}?)?交易|交易[^。]{0,20}?(?:毒品|毒资|" + DRUGS + r")"),
     "运输毒品": r"(?:毒品|" + DRUGS + r")[^。]{0,30}?(?:运往|运送|运至|运到|带回|带往)|体内藏毒|人体藏毒",
     "性侵害": r"抚摸|摸.{0,6}?(?:胸|下体|阴部|臀)|亲吻|搂抱|脱.{0,4}?(?:裤|衣)",
     "非法采伐捕猎": r"猎捕|捕猎|捕捉|捕获|网捕|电捕|收购.{0,10}?(?:树|木|皮|植物)",
@@ -325,13 +328,20 @@ ELEMENT_CONCEPTS = (
 )
 
 
+# Lexicon concepts whose words are too wide to show the element in facts: the Ontology's 贩卖毒品 takes any "贩卖" or
+# "交易" (a sale of obscene discs, a deal in shares); an item still names it by them, the facts show it only by the
+# element check's own expression (a sale of drugs).
+SHOWN_BY_EXPRESSION_ONLY = frozenset({"贩卖毒品"})
+
+
 def _concepts() -> list[tuple[str, re.Pattern, re.Pattern]]:
     """(label, how an item names the concept, how facts show it)."""
     out = []
     for _dimension, label, pattern in DEFAULT_PATTERNS:
         extra = ELEMENT_EXPRESSIONS.get(label)
         compiled = re.compile(f"{pattern}|{extra}" if extra else pattern)
-        out.append((label, compiled, compiled))
+        shown = re.compile(extra) if extra and label in SHOWN_BY_EXPRESSION_ONLY else compiled
+        out.append((label, compiled, shown))
     out.extend((label, re.compile(named), re.compile(shown)) for label, named, shown in ELEMENT_CONCEPTS)
     return out
 
