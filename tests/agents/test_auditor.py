@@ -486,8 +486,9 @@ def test_a_denied_act_shows_no_element():
 
 def test_a_sale_shows_the_drug_sale_only_when_drugs_are_what_is_sold():
     """The Ontology lexicon's 贩卖毒品 takes any "贩卖" or "交易"; the element check asks for drugs (the sale of
-    obscene discs showed 347's item in training facts of 18 records of such sales, 56 of fraud)."""
-    items = {"drugs": "是否属于走私、贩卖、运输、制造毒品"}
+    obscene discs showed 347's item in training facts of 18 records of such sales, 56 of fraud), and an item's
+    "证券交易所" names no drug sale."""
+    items = {"drugs": "是否属于走私、贩卖、运输、制造毒品", "staff": "是否为商业银行、证券交易所、期货交易所的工作人员"}
     shows = [
         ("被告人以人民币600元的价格将10颗“麻果”贩卖给涉毒人员梅某。", "drugs"),
         ("被告人以100元的价格贩卖1小包白色晶体给胡某后，被公安人员抓获。经鉴定，上述白色晶体净重0.14克，检出甲基苯丙胺成分。",
@@ -498,6 +499,7 @@ def test_a_sale_shows_the_drug_sale_only_when_drugs_are_what_is_sold():
     does_not_show = [
         ("被告人在其店内以每张5元的价格贩卖淫秽光盘200张。", "drugs"),
         ("被告人与被害人约定在茶楼交易二手手机，收款后未交付手机。", "drugs"),
+        ("被告人与吸毒人员约定在桥下交易毒品，交易完成后被抓获。", "staff"),  # the 交易 of 交易所 names no drug sale
     ]
     _assert_shown(items, shows, does_not_show)
 

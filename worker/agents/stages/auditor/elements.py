@@ -328,10 +328,11 @@ ELEMENT_CONCEPTS = (
 )
 
 
-# Lexicon concepts whose words are too wide to show the element in facts: the Ontology's 贩卖毒品 takes any "贩卖" or
-# "交易" (a sale of obscene discs, a deal in shares); an item still names it by them, the facts show it only by the
-# element check's own expression (a sale of drugs).
-SHOWN_BY_EXPRESSION_ONLY = frozenset({"贩卖毒品"})
+# Lexicon concepts too wide for the element check: the Ontology's 贩卖毒品 is "贩卖|…|交易", which a sale of obscene
+# discs, a fraud's "交易" and an item's "证券交易所" all match. An item names it only by the words given here (the
+# "贩卖" of "走私、贩卖、运输、制造毒品") or by the element check's own expression, and facts show it only by that
+# expression (a sale of drugs).
+NARROWED = {"贩卖毒品": r"贩卖"}
 
 
 def _concepts() -> list[tuple[str, re.Pattern, re.Pattern]]:
@@ -339,9 +340,11 @@ def _concepts() -> list[tuple[str, re.Pattern, re.Pattern]]:
     out = []
     for _dimension, label, pattern in DEFAULT_PATTERNS:
         extra = ELEMENT_EXPRESSIONS.get(label)
+        if extra and label in NARROWED:
+            out.append((label, re.compile(f"{NARROWED[label]}|{extra}"), re.compile(extra)))
+            continue
         compiled = re.compile(f"{pattern}|{extra}" if extra else pattern)
-        shown = re.compile(extra) if extra and label in SHOWN_BY_EXPRESSION_ONLY else compiled
-        out.append((label, compiled, shown))
+        out.append((label, compiled, compiled))
     out.extend((label, re.compile(named), re.compile(shown)) for label, named, shown in ELEMENT_CONCEPTS)
     return out
 
