@@ -355,7 +355,7 @@ CONCEPTS = _concepts()
 @dataclass(frozen=True)
 class Support:
     satisfied: bool
-    rule: str  # terms | concepts | amount | quantity | anchor | not_an_element | "" (not shown)
+    rule: str  # terms | concepts | amount | quantity | anchor | past | not_an_element | "" (not shown)
     share: float  # the best sentence's share of the item's content bigrams
     span: tuple[int, int] | None  # where in the facts
     shown: tuple[str, ...] = ()  # the concepts, or the anchor word, that showed it
@@ -458,15 +458,14 @@ class ElementChecker:
     def check(self, facts: str, questions: Sequence[str], *, article_pk: int | None = None) -> list[Support]:
         """One Support per question; ``article_pk`` names the article the items belong to (for the amount
         standards of its interpretations)."""
-        recitals = CONVICTED.finditer(facts)
-        facts = without_past_convictions(facts)
+        original, facts = facts, without_past_convictions(facts)
         standards = self.standards.get(article_pk, {}) if article_pk is not None else {}
         amount = largest_amount(facts) if standards else None
         sentences = [(m.start(), m.end(), m.group()) for m in SENTENCE_RE.finditer(facts)] or [(0, len(facts), facts)]
         sentence_grams = [grams(s) for _, _, s in sentences]
         windows = [(sentences[i][0], sentences[min(i + WINDOW, len(sentences)) - 1][1]) for i in range(len(sentences))]
         out = []
-        recitals = list(recitals) if any(past_offences(q) for q in questions) else []
+        recitals = list(CONVICTED.finditer(original)) if any(past_offences(q) for q in questions) else []
         for question in questions:
             if NOT_AN_ELEMENT.search(question):
                 out.append(Support(False, "not_an_element", 0.0, None))
