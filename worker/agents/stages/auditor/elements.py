@@ -532,7 +532,8 @@ class ElementChecker:
 # was quoted from "被告人王某曾因盗窃罪被判处有期徒刑一年" in `make demo`, the sentence before the theft. Only the
 # recital is masked, not its sentence ("…刑满释放后又于5月3日盗窃…" keeps the act). An administrative detention is
 # left alone: the facts also write it for the present act ("因该案于…被…行政拘留").
-PAST_CONVICTION = re.compile(r"因犯?[^，。；：]{1,40}?被[^，。；：]{0,40}?(?:判处|判决|劳动教养|强制隔离戒毒)")
+RECITAL = r"因犯?[^，。；：]{1,40}?被[^，。；：]{0,40}?"  # "因(犯)…被(本院)…", then what was ordered
+PAST_CONVICTION = re.compile(RECITAL + r"(?:判处|判决|劳动教养|强制隔离戒毒)")
 
 
 @functools.lru_cache(maxsize=8192)  # asked of every shown item of every candidate: the checklists are few
@@ -555,7 +556,7 @@ def _covered(spans) -> int:
 # An item asking for an earlier conviction ("是否因走私、贩卖、运输、制造、非法持有毒品罪被判过刑", 356's): the recital of
 # such a conviction shows it, and nothing else does (the other items never see the recitals).
 PAST_ITEM = re.compile(r"^是否因(.{1,60}?)罪被判过刑")
-CONVICTED = re.compile(r"因犯?[^，。；：]{1,40}?被[^，。；：]{0,40}?(?:判处|判决)")
+CONVICTED = re.compile(RECITAL + r"(?:判处|判决)")  # a conviction, not an administrative order
 
 
 @functools.lru_cache(maxsize=256)
