@@ -504,6 +504,26 @@ def test_a_sale_shows_the_drug_sale_only_when_drugs_are_what_is_sold():
     _assert_shown(items, shows, does_not_show)
 
 
+def test_force_and_the_information_network_are_shown_by_their_own_wording_not_by_an_extortion_or_a_payment():
+    """The lexicon's 暴力 has "勒" and its 网络电信 "转账": "敲诈勒索" and the town of 勒流 showed a rape's or a
+    robbery's force (62 training facts of other offences for 236 alone), a bank transfer the information network."""
+    items = {"force": "是否使用暴力、胁迫或者其他手段", "network": "是否通过信息网络实施",
+             "transfer": "是否实施了通过转账或其他结算方式协助资金转移的行为"}
+    shows = [
+        ("被告人用绳子勒住被害人的脖子，将其拖入树林。", "force"),
+        ("被告人将被害人按倒在地，拳打脚踢。", "force"),
+        ("被告人在微信朋友圈发布捏造的事实，称被害人收受贿赂。", "network"),
+        ("被告人将上述款项通过银行转账至其控制的账户。", "transfer"),
+        ("被告人以微信转账的方式将款项转给上家。", "transfer"),
+    ]
+    does_not_show = [
+        ("被告人以帮助办理落户为由，敲诈勒索被害人现金二万元。", "force"),
+        ("被告人应聘至佛山市顺德勒流镇某物流公司工作。", "force"),
+        ("被告人向被害人银行转账五千元，并打电话告知其已付款。", "network"),
+    ]
+    _assert_shown(items, shows, does_not_show)
+
+
 def test_the_wu_of_a_treatment_without_effect_denies_nothing_and_a_denial_inside_an_expression_still_does():
     """And the quote of an expression running over two sentences holds both (the blows, then the death)."""
     items = ["是否致人死亡", "是否实施了贩卖毒品的行为"]
