@@ -1,3 +1,5 @@
+from django.utils.translation import gettext_lazy as _
+
 from apps.corpus.models import Article, ArticleVersion, Charge, ChecklistItem, Interpretation, Precedent
 
 
@@ -69,6 +71,30 @@ def corpus_freshness() -> dict:
 REPORT_ROWS = 500
 
 
+# What each count of an import (its dry run's report, or what it wrote) means, for the page (the JSON keeps the keys).
+COUNT_LABELS = {
+    "added": _("Added"),
+    "amended": _("Amended (a new version)"),
+    "unchanged": _("Unchanged (already in the corpus)"),
+    "merged": _("Merged as duplicates"),
+    "refused": _("Refused"),
+    "links": _("Links to articles"),
+    "references": _("Cross-references between articles"),
+    "checklists": _("Checklists added"),
+    "items": _("Checklist items"),
+    "replaced": _("Checklists replaced"),
+    "outcomes": _("Defendant outcomes"),
+    "new_charge_names": _("Charge names new to the corpus"),
+    "categorised": _("Charges put in a category"),
+    "aliases": _("Charge aliases"),
+}
+
+
+def count_rows(counts: dict | None) -> list[tuple[str, int]]:
+    """An import's counts as (label, number), in the order the import gave them."""
+    return [(COUNT_LABELS.get(key, key), value) for key, value in (counts or {}).items()]
+
+
 def import_report_view(batch) -> dict | None:
     """A batch's dry-run report ready for the page: lists cut to REPORT_ROWS, terms in words."""
     from apps.corpus.services.import_units import term_text
@@ -83,6 +109,8 @@ def import_report_view(batch) -> dict | None:
         for outcome in note.get("outcomes", []):
             # Suspension and fine have their own columns on the page.
             outcome["term"] = term_text({**outcome, "notes": [], "suspended": False, "fine": None})
-    return {**view, "counts": report["counts"], "cut": cut, "hints": report.get("hints", []),
+    counts = report["counts"]
+    rest = any(counts.get(key) for key in ("added", "amended", "merged", "checklists", "categorised", "aliases"))
+    return {**view, "counts": counts, "count_rows": count_rows(counts), "rest": rest, "cut": cut, "hints": report.get("hints", []),
             "truncated_added": report.get("truncated_added", 0), "needs_confirmation": report.get("needs_confirmation"),
             "publishable": report.get("publishable"), "follow_up": (report.get("follow_up") or {}).get("search")}

@@ -117,7 +117,8 @@ def _parse_line(raw: bytes, *, max_line_bytes: int, max_depth: int) -> dict[str,
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data":
             raise _Reject(f"unexpected data after the JSON value at column {exc.colno}") from None
-        raise _Reject(f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+        # json's "Unterminated string starting at" names its column itself
+        raise _Reject(f"invalid JSON: {exc.msg.removesuffix(' at')} at column {exc.colno}") from None
     except (ValueError, RecursionError, MemoryError) as exc:  # defensive: hooks cover the known cases
         raise _Reject(f"invalid JSON: {type(exc).__name__}") from None
     if not isinstance(value, dict):

@@ -63,6 +63,7 @@ def test_it_accepts_a_last_line_without_newline_and_an_empty_file():
         (b'{"a": 1', "invalid JSON"),
         (b"{'a': 1}", "invalid JSON"),
         (b'{"a": "line\rbreak"}', "invalid JSON"),  # a raw control character inside a string
+        (b'{"id": "x", "source": "no end', "invalid JSON: Unterminated string starting at column 23"),  # not "at at"
     ],
 )
 def test_it_rejects_a_malformed_line_with_a_line_numbered_reason(line, expected):
