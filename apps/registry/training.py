@@ -155,6 +155,23 @@ def auditor_training_run(*, cases: Path, out: Path, report: dict, baselines: lis
     return output
 
 
+def held_out_args(active) -> list[str]:
+    """The training job's arguments that hold out the cases the active models held out: the gate compares a candidate
+    and the active model on cases neither trained on. `make demo` trains on a hash split (its corpus is too small for
+    the development split), and a retraining on the development split compared the candidate with a model that had
+    trained on most of those cases (in the demo: 1.0 against 0.76, refused). Models that do not record their split
+    (before 2026-12-06) get the default, the development split."""
+    version = next((v for v in active if v.kind == ModelVersion.Kind.CHARGES), None)
+    try:
+        model = json.loads((Path(version.artefact_dir) / "model.json").read_text(encoding="utf-8")) if version else {}
+    except (OSError, ValueError):
+        return []
+    split = ((model.get("metadata") or {}).get("training_data") or {}).get("split") or {}
+    if split.get("dev_split") is False:
+        return ["--no-dev-split", "--holdout", str(split["holdout"]), "--seed", str(split["seed"])]
+    return []
+
+
 def training_request(*, user=None, source: str = "corpus") -> TrainingRun:
     """Queue a retraining (the worker's training queue) after the transaction commits."""
     from worker.tasks import training_statistical_run
@@ -212,9 +229,11 @@ def training_execute(run_id: int) -> TrainingRun | None:
         if run.n_cases == 0:
             raise ValueError("the corpus has no labelled precedent to train on")
         run.data_sha256 = hashlib.sha256(cases.read_bytes()).hexdigest()
-        baselines = [f"--baseline={v.kind}={v.artefact_dir}" for v in ModelVersion.objects.filter(active=True)]
+        active = ModelVersion.objects.filter(active=True)
+        baselines = [f"--baseline={v.kind}={v.artefact_dir}" for v in active]
         try:
-            run.report, output = statistical_training_run(cases=cases, out=out, baselines=baselines)
+            run.report, output = statistical_training_run(cases=cases, out=out, baselines=baselines,
+                                                          extra_args=held_out_args(active))
         except RuntimeError as exc:
             run.log_tail = str(exc)[-8000:]
             raise
