@@ -521,10 +521,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "path": str(args.cases),
             "sha256": data_sha256,
             "n_cases": len(cases),
-            # which cases were held out: a retraining from the browser holds out the same ones (apps/registry/training.py)
+            # the cases held out: a retraining from the browser holds out the same (apps/registry/training.py)
             "split": ({"method": "development split (training/devsplit.py)", "dev_split": True, "seed": args.seed}
-                      if args.dev_split else
-                      {"method": "sha256(seed:id) < holdout", "dev_split": False, "holdout": args.holdout, "seed": args.seed}),
+                      if args.dev_split else {"method": "sha256(seed:id) < holdout", "dev_split": False,
+                                              "holdout": args.holdout, "seed": args.seed}),
             "max_train": args.max_train,
         },
         "tokenizer": {

@@ -111,6 +111,7 @@ def import_report_view(batch) -> dict | None:
             outcome["term"] = term_text({**outcome, "notes": [], "suspended": False, "fine": None})
     counts = report["counts"]
     rest = any(counts.get(key) for key in ("added", "amended", "merged", "checklists", "categorised", "aliases"))
-    return {**view, "counts": counts, "count_rows": count_rows(counts), "rest": rest, "cut": cut, "hints": report.get("hints", []),
+    return {**view, "counts": counts, "count_rows": count_rows(counts), "rest": rest, "cut": cut,
+            "hints": report.get("hints", []),
             "truncated_added": report.get("truncated_added", 0), "needs_confirmation": report.get("needs_confirmation"),
             "publishable": report.get("publishable"), "follow_up": (report.get("follow_up") or {}).get("search")}
