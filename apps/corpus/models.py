@@ -37,6 +37,9 @@ class ImportBatch(Job):
         STATUTE_TXT = "statute-txt", _("statute text (TXT, DOCX, PDF)")
 
     kind = models.CharField(max_length=32, blank=True)
+    # What the records of each kind are, for the pages (the parsers' kinds: apps/corpus/services/importing.py APPLIERS)
+    KIND_LABELS = {"statute": _("statutes"), "interpretation": _("interpretations"), "checklist": _("checklists"),
+                   "case": _("precedent cases"), "charges": _("charge table")}
     filename = models.CharField(max_length=255)
     sha256 = models.CharField(max_length=64, db_index=True)
     size_bytes = models.BigIntegerField(default=0)
@@ -59,6 +62,10 @@ class ImportBatch(Job):
 
     def __str__(self) -> str:
         return f"{self.filename} ({self.status})"
+
+    @property
+    def kind_display(self) -> str:
+        return str(self.KIND_LABELS.get(self.kind, self.kind))
 
 
 class Law(models.Model):

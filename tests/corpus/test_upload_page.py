@@ -86,11 +86,11 @@ def test_a_bad_upload_shows_the_line_report_and_its_real_state(personas, celery_
     # What the check found is said in words (not the report's keys), the format it detected is shown, and the
     # way to publish the good line without the others is named.
     assert '<th scope="row">Refused</th><td>2</td>' in page and '<th scope="row">Added</th><td>1</td>' in page
-    assert '<span id="import-format">Lextrace JSONL / JSON (statute)</span>' in page
+    assert '<span id="import-format">Lextrace JSONL / JSON (statutes)</span>' in page
     assert 'id="import-skip-hint"' in page and "Publish without the refused records" in page
     # The page's poll brings the format too: the page was opened before the check had detected it.
     polled = client.get(f"/corpus/imports/{batch.pk}/", HTTP_HX_REQUEST="true").content.decode()
-    assert '<span id="import-format" hx-swap-oob="true">Lextrace JSONL / JSON (statute)</span>' in polled
+    assert '<span id="import-format" hx-swap-oob="true">Lextrace JSONL / JSON (statutes)</span>' in polled
     chinese = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="zh-hans").get(f"/corpus/imports/{batch.pk}/")
     assert '<th scope="row">被拒</th><td>2</td>' in chinese.content.decode()
 
