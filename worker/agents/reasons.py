@@ -76,7 +76,9 @@ JUDGMENT_SEPARATE_ACT = "judgment.separate_act"
 # key, article, kind, …: a verified article the judgment does not cite (Judgment.not_cited), by kind: "one_act"
 # (instead: the judgment holds one act, under a likelier article), "concurrence" (instead: the heavier of two
 # articles providing for concurrence), "same_charge" (charge, instead: its charge is cited under another article),
-# "no_companion" (share: it defines no charge and the judged charges' precedents cite it this seldom), "not_cited"
+# "sibling" (instead: another part of the same article, whose charge is likelier, is cited and no separate part of
+# the facts makes this one a further charge), "no_companion" (share: it defines no charge and the judged charges'
+# precedents cite it this seldom), "not_cited"
 # (no reason given: the language model's judgment left it out)
 JUDGMENT_NOT_CITED = "judgment.not_cited"
 JUDGMENT_DEATH_NOT_PROVIDED = "judgment.death_not_provided"  # life (True: life instead) or months, basis
