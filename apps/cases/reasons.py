@@ -165,9 +165,10 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
         "concurrence": Sentence(gettext_lazy("One act under two articles that provide for concurrence: the heavier, "
                                              "%(instead)s, is cited.")),
         "same_charge": Sentence(gettext_lazy("Its charge, %(charge)s, is already cited under %(instead)s.")),
-        "sibling": Sentence(gettext_lazy("Another part of the same article, %(instead)s, is cited: the charge classifier "
-                                         "finds its charge the more probable, one act does not commit both, and no "
-                                         "separate part of the facts makes %(article)s a further charge.")),
+        "sibling": Sentence(gettext_lazy("Another part of the same article, %(instead)s, is cited: the charge "
+                                         "classifier finds its charge the more probable, one act does not commit "
+                                         "both, and no separate part of the facts makes %(article)s a further "
+                                         "charge.")),
         "no_companion": Sentence(gettext_lazy("It defines no charge and covers no cited article as a unit-crime "
                                               "provision; the precedents of the judged charges cite it in "
                                               "%(share)s of their cases, and half is needed.")),
