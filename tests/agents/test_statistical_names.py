@@ -212,6 +212,20 @@ def test_of_two_verified_parts_of_one_article_the_likelier_charge_stands_unless_
                       "另查明，被告人王某于同年冬季趁夜间无人看管，盗伐邻村集体林场的松木20株，立木蓄积5立方米。")
     assert sorted(two_acts.charges) == ["滥伐林木罪", "盗伐林木罪"] and not two_acts.not_cited
 
+    # Parts that provide for concurrence (133之一: "同时构成其他犯罪的，依照处罚较重的规定") keep that rule: the heavier.
+    s._labels_of_charge.update({"交通肇事罪": ["交通肇事罪"], "危险驾驶罪": ["危险驾驶罪"]})
+    s.statute_charges |= {"交通肇事罪", "危险驾驶罪"}
+    accident = ArticleAudit(article_pk=3, key="133", label="第133条", charges=["交通肇事罪"], version_pk=3,
+                            text="处三年以下有期徒刑或者拘役；因逃逸致人死亡的，处七年以上有期徒刑。", in_force=True,
+                            score=0.9, passed=True, signals={"chg_p": 0.6})
+    drunk = ArticleAudit(article_pk=4, key="133-1", label="第133-1条", charges=["危险驾驶罪"], version_pk=4,
+                         text="醉酒驾驶机动车的，处拘役，并处罚金。有前两款行为，同时构成其他犯罪的，依照处罚较重的规定定罪处罚。",
+                         in_force=True, score=0.85, passed=True, signals={"chg_p": 0.9})
+    facts = "经审理查明：被告人王某醉酒驾驶机动车，与行人李某相撞，致李某死亡。"
+    research = Research(focus=facts, features={}, query_text=facts)
+    judgment = s.adjudicate(facts, Audit(articles=[accident, drunk]), research, [], InMemoryGraphStore())
+    assert judgment.article_keys == ["133"] and judgment.not_cited[0]["kind"] == "concurrence"
+
 
 def test_a_repeat_offenders_provision_applies_and_is_cited_only_with_an_earlier_conviction_recited():
     from worker.agents.graph_types import ChecklistEntry

@@ -393,7 +393,7 @@ class StatisticalStrategy(Strategy):
         left: dict[int, tuple[str, dict]] = {}  # why a verified article is not cited: (kind, values)
         for a in defining[1:]:
             names = [self._charge_of(c, view["charges"]) for c in chosen]
-            sibling = next((c for c in chosen if _same_article(a, c)), None)
+            sibling = next((c for c in chosen if _same_article(a, c) and not _concurrent(a, c)), None)
             if sibling is not None:  # two parts of one article (345's 盗伐 and 滥伐, 175 and 175之一): see _same_article
                 act = self._separate_act(a, parts, names, view["charges"])
                 if act is None:
@@ -534,7 +534,8 @@ def _same_article(a: ArticleAudit, b: ArticleAudit) -> bool:
     does not commit together. A further part joins only as a separate act; else, when it would be a further charge,
     it replaces the cited part if the charge classifier finds its charge likelier. On the development split the
     judgments citing two parts of one article were right 2 times in 23, mostly 345's paragraph on purchase cited
-    beside the 滥伐 or 盗伐 the classifier read (docs/RESULTS.md, seventeenth round)."""
+    beside the 滥伐 or 盗伐 the classifier read (docs/RESULTS.md, seventeenth round). Parts that provide for
+    concurrence (133 and 133之一) are left to that rule: the heavier is cited."""
     return a.key.partition("-")[0] == b.key.partition("-")[0]
 
 
