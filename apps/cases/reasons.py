@@ -169,6 +169,9 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                          "classifier finds its charge the more probable, one act does not commit "
                                          "both, and no separate part of the facts makes %(article)s a further "
                                          "charge.")),
+        "no_result": Sentence(gettext_lazy("It provides for a grave result (serious consequences, serious injury, "
+                                           "death or heavy loss) that the facts do not show: %(instead)s, the same "
+                                           "offence without that result, is cited.")),
         "no_companion": Sentence(gettext_lazy("It defines no charge and covers no cited article as a unit-crime "
                                               "provision; the precedents of the judged charges cite it in "
                                               "%(share)s of their cases, and half is needed.")),

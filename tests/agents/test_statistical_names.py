@@ -227,6 +227,37 @@ def test_of_two_verified_parts_of_one_article_the_likelier_charge_stands_unless_
     assert judgment.article_keys == ["133"] and judgment.not_cited[0]["kind"] == "concurrence"
 
 
+def test_an_article_defined_by_a_grave_result_is_cited_only_with_the_result_shown():
+    """119 ("破坏…电力设备…，造成严重后果的，处十年以上有期徒刑") was cited for damage of 3,170 yuan, its result item unshown,
+    beside the verified 118 ("…尚未造成严重后果的"): the development split's two 破坏电力设备罪 judgments."""
+    from worker.agents.testing.memory_store import InMemoryGraphStore
+    from worker.agents.types import ArticleAudit, Audit, ItemVerdict, Research
+
+    s = StatisticalStrategy(statute_charges={"破坏电力设备罪"})
+    s._labels_of_charge["破坏电力设备罪"] = ["破坏电力设备罪"]
+
+    def judged(result_shown: bool):
+        def item(pk, question, shown):
+            return ItemVerdict(item_pk=pk, order=pk, question=question, satisfied=shown, score=1.0, reasoning="")
+
+        grave = ArticleAudit(article_pk=1, key="119", label="第119条", charges=["破坏电力设备罪"], version_pk=1,
+                             text="破坏电力设备，造成严重后果的，处十年以上有期徒刑、无期徒刑或者死刑。", in_force=True,
+                             score=0.9, passed=True, signals={"chg_p": 0.9},
+                             items=[item(1, "是否破坏电力设备", True), item(2, "是否造成严重后果", result_shown)])
+        basic = ArticleAudit(article_pk=2, key="118", label="第118条", charges=["破坏电力设备罪"], version_pk=2,
+                             text="破坏电力设备，危害公共安全，尚未造成严重后果的，处三年以上十年以下有期徒刑。",
+                             in_force=True, score=0.5, passed=True, signals={"chg_p": 0.9},
+                             items=[item(3, "是否破坏电力设备", True)])
+        research = Research(focus="f", features={}, query_text="f")
+        return s.adjudicate("f", Audit(articles=[grave, basic]), research, [], InMemoryGraphStore())
+
+    judgment = judged(result_shown=False)
+    assert judgment.article_keys == ["118"] and judgment.charges == ["破坏电力设备罪"]
+    assert judgment.not_cited == [{"code": "judgment.not_cited", "key": "119", "article": "第119条", "kind": "no_result",
+                                   "instead": "第118条"}]
+    assert judged(result_shown=True).article_keys == ["119"]
+
+
 def test_a_repeat_offenders_provision_applies_and_is_cited_only_with_an_earlier_conviction_recited():
     from worker.agents.graph_types import ChecklistEntry
     from worker.agents.stages.auditor.elements import ElementChecker

@@ -108,6 +108,8 @@ def test_an_unknown_code_or_broken_values_fall_back_to_the_free_text():
                   charge="盗窃罪", instead="第二百六十四条")], "其罪名盗窃罪已依第二百六十四条引用"),
     ([reasons.why(reasons.JUDGMENT_NOT_CITED, key="345-2", article="第三百四十五条第三款", kind="sibling",
                   instead="第三百四十五条第二款")], "已引用同一法条的另一部分第三百四十五条第二款"),
+    ([reasons.why(reasons.JUDGMENT_NOT_CITED, key="119", article="第一百一十九条", kind="no_result",
+                  instead="第一百一十八条")], "引用未造成该后果的同一犯罪的第一百一十八条"),
     ([reasons.why(reasons.JUDGMENT_NOT_CITED, key="357", article="第三百五十七条", kind="no_companion", share=0.2)],
      "所定罪名的先例中引用该条的占20 %，需达到一半"),
     ([reasons.why(reasons.JUDGMENT_UNRESOLVED, citations=[4, 7])], "[4] [7]"),

@@ -77,7 +77,8 @@ JUDGMENT_SEPARATE_ACT = "judgment.separate_act"
 # (instead: the judgment holds one act, under a likelier article), "concurrence" (instead: the heavier of two
 # articles providing for concurrence), "same_charge" (charge, instead: its charge is cited under another article),
 # "sibling" (instead: another part of the same article, whose charge is likelier, is cited and no separate part of
-# the facts makes this one a further charge), "no_companion" (share: it defines no charge and the judged charges'
+# the facts makes this one a further charge), "no_result" (instead: it provides for a grave result the facts do not
+# show; the basic article of its charge is cited), "no_companion" (share: it defines no charge and the judged charges'
 # precedents cite it this seldom), "not_cited"
 # (no reason given: the language model's judgment left it out)
 JUDGMENT_NOT_CITED = "judgment.not_cited"

@@ -418,6 +418,16 @@ class StatisticalStrategy(Strategy):
                 left[rival.article_pk] = ("concurrence", {"instead": a.label})
             else:
                 left[a.article_pk] = ("concurrence", {"instead": rival.label})
+        for a in list(chosen):  # an article defined by a grave result the facts do not show: the basic one instead
+            basic = _basic_instead(a, verified)
+            if basic is None:
+                continue
+            if basic in chosen:
+                chosen.remove(a)
+            else:
+                chosen[chosen.index(a)] = basic
+            left.pop(basic.article_pk, None)
+            left[a.article_pk] = ("no_result", {"instead": basic.label})
         charges, cited = [], []
         for a in chosen:
             charge = self._charge_of(a, view["charges"])
@@ -537,6 +547,22 @@ def _same_article(a: ArticleAudit, b: ArticleAudit) -> bool:
     beside the 滥伐 or 盗伐 the classifier read (docs/RESULTS.md, seventeenth round). Parts that provide for
     concurrence (133 and 133之一) are left to that rule: the heavier is cited."""
     return a.key.partition("-")[0] == b.key.partition("-")[0]
+
+
+_BASIC = "尚未造成严重后果"
+_RESULT_ITEM = re.compile(r"严重后果|重伤|死亡|重大损失")
+
+
+def _basic_instead(a: ArticleAudit, verified: list[ArticleAudit]) -> ArticleAudit | None:
+    """The verified basic article of ``a``'s charge to cite instead of ``a`` when ``a`` is defined by a grave result
+    and the facts show none of its items asking for one: 118 ("破坏电力…设备，危害公共安全，尚未造成严重后果的") for
+    119 ("…造成严重后果的，处十年以上有期徒刑"), 114 for 115. On the development split 119 was cited twice for damage of a
+    few thousand yuan (docs/RESULTS.md, seventeenth round). None when ``a`` is itself basic, names no result, or the
+    facts show one."""
+    results = [i for i in a.items if _RESULT_ITEM.search(i.question)]
+    if _BASIC in a.text or not results or any(i.satisfied for i in results):
+        return None
+    return next((b for b in verified if b is not a and set(b.charges) & set(a.charges) and _BASIC in b.text), None)
 
 
 def _concurrent(a: ArticleAudit, b: ArticleAudit) -> bool:
