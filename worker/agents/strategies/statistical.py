@@ -392,22 +392,19 @@ class StatisticalStrategy(Strategy):
         chosen, separate = [defining[0]], {}
         left: dict[int, tuple[str, dict]] = {}  # why a verified article is not cited: (kind, values)
         for a in defining[1:]:
-            names = [self._charge_of(c, view["charges"]) for c in chosen]
+            # two parts of one article (345's 盗伐 and 滥伐, 175 and 175之一) join only as separate acts: _same_article
             sibling = next((c for c in chosen if _same_article(a, c) and not _concurrent(a, c)), None)
-            if sibling is not None:  # two parts of one article (345's 盗伐 and 滥伐, 175 and 175之一): see _same_article
+            if sibling is not None or a not in further:
+                names = [self._charge_of(c, view["charges"]) for c in chosen]
                 act = self._separate_act(a, parts, names, view["charges"])
                 if act is None:
-                    if a in further and a.signals.get("chg_p", 0.0) > sibling.signals.get("chg_p", 0.0):
+                    if sibling is None:
+                        left[a.article_pk] = ("one_act", {})
+                    elif a in further and a.signals.get("chg_p", 0.0) > sibling.signals.get("chg_p", 0.0):
                         chosen[chosen.index(sibling)] = a
                         left[sibling.article_pk] = ("sibling", {"instead": a.label})
                     else:
                         left[a.article_pk] = ("sibling", {"instead": sibling.label})
-                    continue
-                separate[a.article_pk] = act
-            elif a not in further:
-                act = self._separate_act(a, parts, names, view["charges"])
-                if act is None:
-                    left[a.article_pk] = ("one_act", {})
                     continue
                 separate[a.article_pk] = act
             rival = next((c for c in chosen if _concurrent(a, c)), None)
