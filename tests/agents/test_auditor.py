@@ -10,7 +10,7 @@ from worker.agents import reasons
 from worker.agents.graph_types import ChecklistEntry
 from worker.agents.models.artefact import ModelIntegrityError
 from worker.agents.models.auditor import ArticleAuditor
-from worker.agents.stages.auditor.amounts import largest_amount, standards
+from worker.agents.stages.auditor.amounts import largest_amount, largest_quantity, quantity_range, standards
 from worker.agents.stages.auditor.elements import ElementChecker
 from worker.agents.stages.auditor.signals import FEATURES, GROUPS, Ranking, article_signals, cosine, path_votes
 from worker.agents.strategies.statistical import StatisticalStrategy
@@ -475,6 +475,30 @@ def test_a_quantity_the_item_states_is_checked_against_the_facts():
     verdict = StatisticalStrategy(elements=checker).verify_items(
         "查获甲基苯丙胺净重52.3克。", None, [ChecklistEntry(pk=1, version_pk=1, order=1, question=items[0])])[0]
     assert verdict.satisfied and verdict.why["code"] == reasons.ITEM_QUANTITY_WITHIN and verdict.span_text
+
+
+def test_the_quantity_is_read_as_the_facts_state_it():
+    """Weights a sentence lists are added, a total stands for its parts, an unnamed drug counts when the facts name
+    only the item's substances, and a weight is of the drug named beside it in its brackets (the split's
+    lawbench-0227: 6.18 + 8.63 克 of 甲基苯丙胺 had read as no quantity at all, and its possession was refused)."""
+    wanted = quantity_range("是否持有海洛因或者甲基苯丙胺十克以上不满五十克")
+
+    def read(facts: str) -> float | None:
+        found = largest_quantity(facts, wanted)
+        return None if found is None else round(found.value, 2)
+
+    assert read("查获白色晶体3袋、圆形片剂1袋。经称量，白色晶体共重6.18克，圆形片剂共重8.63克，均检出甲基苯丙胺成分。") == 14.81
+    assert read("查获毒品甲基苯丙胺二包（分别净重1.42克、329.10克）。") == 330.52
+    assert read("分三次贩卖冰毒1克、2克、3克，共计6克。") == 6, "冰毒 is 甲基苯丙胺; the total is not added to its parts"
+    assert read("缴获白色晶体1包（经鉴定，净重15.04克，检出氯胺酮成分）、白色粉末1瓶（经鉴定，净重0.37克，检出甲基苯丙胺成分）") == 0.37
+    assert read("查获毒品一包，毛重12.5克，净重9.2克，检出甲基苯丙胺成分。") == 9.2, "a gross weight never counts"
+    assert read("当时袋内约有50克冰毒，但今天称量只有22.3克。") == 50, "weights set against each other are not added"
+    assert read("查获冰毒11.03克。经鉴定，上述11.03克冰毒检出甲基苯丙胺成分。") == 11.03, "sentences are not added up"
+    assert read("查获氯胺酮30克。另查获金项链一条重15克。") is None, "another drug's facts: no unnamed weight counts"
+    item = "是否持有海洛因或者甲基苯丙胺十克以上不满五十克"
+    checker = ElementChecker.from_items([item], tokenize=lambda text: [])
+    shown = checker.check("查获白色晶体共重6.18克，圆形片剂共重8.63克，均检出毒品甲基苯丙胺成分。", [item])[0]
+    assert shown.satisfied and shown.rule == "quantity" and shown.shown == ("6.18克、8.63克，共14.81克",)
 
 
 def test_a_denied_act_shows_no_element():

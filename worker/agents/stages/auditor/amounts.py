@@ -180,20 +180,90 @@ def quantity_range(question: str) -> QuantityRange | None:
                          high=high * _GRAMS.get(m.group(4), 1.0) if high is not None else None, text=m.group(0))
 
 
+# Another name the facts give a substance by: 冰毒 is 甲基苯丙胺 (the test results say "检出甲基苯丙胺成分").
+ALSO_CALLED = {"甲基苯丙胺": ("冰毒",)}
+# Words of a sentence stating a seized drug's weight without naming it ("查获毒品可疑物十九包，称重共计16.55克").
+_DRUG_WORDS = ("毒品", "可疑物", "晶体", "粉末", "颗粒", "片剂")
+_WEIGHT = re.compile(_NUMBER + r"\s*(千克|公斤|克)")
+_TOTAL_BEFORE = re.compile(r"(?:共计|合计|总计|累计|共重|总重|共)[^，,。；]{0,4}$")
+_GROSS_BEFORE = re.compile(r"毛重[^，,。；、]{0,2}$")
+_SENTENCE = re.compile(r"[^。；\n]+")
+# What may stand between two weights a sentence lists to be added: a few words, none that sets them against each
+# other ("约有50克冰毒，但…称量只有22.3克").
+_LISTED = re.compile(r"[^但只实即后]{0,15}")
+
+
 def largest_quantity(facts: str, wanted: QuantityRange) -> Quantity | None:
-    """The largest quantity of the item's substances the facts state, in the item's unit."""
+    """The quantity of the item's substances the facts state, in the item's unit: for plants the largest count;
+    for a weight, the largest a sentence gives them, a sentence's weights summed ("分别净重1.42克、329.10克"; "白色晶体
+    共重6.18克，圆形片剂共重8.63克"). A weight counts when the nearest drug named before it in its sentence (else after
+    it) is one of the item's substances, or when its sentence names no drug but speaks of one (毒品, 可疑物, 晶体 …)
+    and the only drugs the facts name are the item's ("…白色晶体共重6.18克…。经鉴定，均检出甲基苯丙胺成分"). A gross
+    weight (毛重) never counts; a total (共计, 共重 …) replaces the weights before it that it adds up; a weight repeated in a sentence counts once; weights far apart, or set against each other (但, 只, 实 …), are not
+    added: the largest stands. Sentences are not added up: the facts often state one drug twice
+    (bought, then seized) or recite the evidence of a weight again, so a total over the facts would count it twice."""
+    if wanted.unit != "g":
+        return _largest_plants(facts, wanted)
+    wanted_names = {name for substance in wanted.substances for name in (substance, *ALSO_CALLED.get(substance, ()))}
+    names = {name: name in wanted_names for name in (*SUBSTANCES, *wanted_names)}
+    named_in_facts = {name for name in names if name in facts}
+    only_wanted = bool(named_in_facts) and all(names[name] for name in named_in_facts)
+    found = (_sentence_weight(m.group(0), m.start(), names, only_wanted) for m in _SENTENCE.finditer(facts))
+    return max((q for q in found if q is not None), key=lambda q: q.value, default=None)
+
+
+def _sentence_weight(sentence: str, offset: int, names: dict[str, bool], only_wanted: bool) -> Quantity | None:
+    """The weight of the item's substances one sentence states (its total, or the sum of its weights), or None."""
+    counted: list[Quantity] = []
+    parts = 0  # the weights before the last total, which it may add up
+    for m in _WEIGHT.finditer(sentence):
+        value = _value(m.group(1), None)
+        before = sentence[: m.start()]
+        if value is None or _GROSS_BEFORE.search(before):
+            continue
+        nearest = _nearest_name(sentence, m.start(), m.end(), names)
+        if nearest is None and not (only_wanted and any(word in sentence for word in _DRUG_WORDS)):
+            continue
+        if nearest is not None and not names[nearest]:
+            continue
+        quantity = Quantity(value=value * _GRAMS[m.group(2)], span=(offset + m.start(), offset + m.end()), text=m.group(0))
+        total = bool(_TOTAL_BEFORE.search(before))
+        if total and parts and abs(sum(q.value for q in counted[-parts:]) - quantity.value) <= 0.01 * quantity.value:
+            del counted[-parts:]  # "1克、2克、3克，共计6克": the total stands for them
+        counted.append(quantity)
+        parts = 0 if total else parts + 1
+    distinct: dict[float, Quantity] = {}
+    for quantity in counted:
+        distinct.setdefault(quantity.value, quantity)  # a weight repeated in the sentence counts once
+    counted = list(distinct.values())
+    if len(counted) <= 1 or any(not _LISTED.fullmatch(sentence[a.span[1] - offset:b.span[0] - offset])
+                                for a, b in zip(counted, counted[1:])):
+        return max(counted, key=lambda q: q.value, default=None)
+    value = sum(q.value for q in counted)
+    return Quantity(value=value, span=counted[0].span,
+                    text="、".join(q.text for q in counted) + f"，共{quantity_text(value, 'g')}")
+
+
+def _nearest_name(sentence: str, start: int, end: int, names: Mapping[str, bool]) -> str | None:
+    """The drug a weight is of: the nearest name before it, else after it, inside the brackets around the weight
+    ("白色晶体1包（经鉴定，净重5.04克，检出氯胺酮成分）") and, when they name none, in the whole sentence."""
+    opened, closed = sentence.rfind("（", 0, start), sentence.find("）", end)
+    scopes = [(opened, closed)] if opened > sentence.rfind("）", 0, start) and closed != -1 else []
+    for low, high in [*scopes, (0, len(sentence))]:
+        before, after = sentence[low:start], sentence[end:high]
+        preceding = max(((before.rfind(name), name) for name in names if name in before), default=None)
+        following = min(((after.find(name), name) for name in names if name in after), default=None)
+        if preceding or following:
+            return (preceding or following)[1]
+    return None
+
+
+def _largest_plants(facts: str, wanted: QuantityRange) -> Quantity | None:
     names = "|".join(wanted.substances)
-    if wanted.unit == "g":
-        pattern = re.compile(rf"(?:{names})[^。；]{{0,30}}?{_NUMBER}\s*(千克|公斤|克)")
-    else:
-        pattern = re.compile(rf"(?:{names})[^。；]{{0,12}}?{_NUMBER}\s*株|{_NUMBER}\s*株[^。；]{{0,6}}?(?:{names})")
+    pattern = re.compile(rf"(?:{names})[^。；]{{0,12}}?{_NUMBER}\s*株|{_NUMBER}\s*株[^。；]{{0,6}}?(?:{names})")
     best = None
     for m in pattern.finditer(facts):
-        if wanted.unit == "g":
-            value = _value(m.group(1), None)
-            value = value * _GRAMS[m.group(2)] if value is not None else None
-        else:
-            value = _value(m.group(1) or m.group(2), None)
+        value = _value(m.group(1) or m.group(2), None)
         if value is not None and (best is None or value > best.value):
             best = Quantity(value=value, span=m.span(), text=m.group(0))
     return best
