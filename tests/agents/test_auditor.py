@@ -501,6 +501,18 @@ def test_the_quantity_is_read_as_the_facts_state_it():
     assert shown.satisfied and shown.rule == "quantity" and shown.shown == ("6.18克、8.63克，共14.81克",)
 
 
+def test_a_thing_shows_an_item_only_beside_the_act_the_item_asks():
+    """A gun in the facts showed every act of 125 (制造, 买卖, 运输, 邮寄, 储存) and 128's 出租 / 出借 / 配备公务用枪 (the
+    split's mud-test-0342, a sale of two guns): an item whose elements are things is shown by them only with its act."""
+    acts = ["是否非法制造枪支、弹药、爆炸物", "是否买卖枪支、弹药、爆炸物", "是否邮寄枪支、弹药、爆炸物", "是否非法出租枪支",
+            "是否依法配备公务用枪", "是否为其他淫秽物品"]
+    checker = ElementChecker.from_items(acts, tokenize=lambda text: [])
+    sale = "被告人将两支射钉枪以每支800元的价格卖给黄某，黄某试枪后将枪藏于卧室。"
+    shown = [s.satisfied for s in checker.check(sale, acts)]
+    assert shown == [False, True, False, False, False, False], shown
+    assert checker.check("民警在其家中查获淫秽光盘200张。", acts[-1:])[0].satisfied, "what the thing is: the thing shows it"
+
+
 def test_a_denied_act_shows_no_element():
     items = ["是否实施了贩卖毒品的行为"]
     checker = ElementChecker.from_items(items, tokenize=lambda text: [])
