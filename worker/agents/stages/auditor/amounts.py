@@ -195,13 +195,16 @@ _LISTED = re.compile(r"[^但只实即后]{0,15}")
 
 def largest_quantity(facts: str, wanted: QuantityRange) -> Quantity | None:
     """The quantity of the item's substances the facts state, in the item's unit: for plants the largest count;
-    for a weight, the largest a sentence gives them, a sentence's weights summed ("分别净重1.42克、329.10克"; "白色晶体
-    共重6.18克，圆形片剂共重8.63克"). A weight counts when the nearest drug named before it in its sentence (else after
-    it) is one of the item's substances, or when its sentence names no drug but speaks of one (毒品, 可疑物, 晶体 …)
-    and the only drugs the facts name are the item's ("…白色晶体共重6.18克…。经鉴定，均检出甲基苯丙胺成分"). A gross
-    weight (毛重) never counts; a total (共计, 共重 …) replaces the weights before it that it adds up; a weight repeated in a sentence counts once; weights far apart, or set against each other (但, 只, 实 …), are not
-    added: the largest stands. Sentences are not added up: the facts often state one drug twice
-    (bought, then seized) or recite the evidence of a weight again, so a total over the facts would count it twice."""
+    for a weight, the largest a sentence gives them, a sentence's weights summed ("分别净重1.42克、329.10克";
+    "白色晶体共重6.18克，圆形片剂共重8.63克").
+
+    A weight counts when the nearest drug named before it in its sentence (else after it) is one of the item's
+    substances, or when its sentence names no drug but speaks of one (毒品, 可疑物, 晶体 …) and the only drugs the
+    facts name are the item's ("…白色晶体共重6.18克…。经鉴定，均检出甲基苯丙胺成分"). A gross weight (毛重) never
+    counts; a total (共计, 共重 …) replaces the weights before it that it adds up; a weight repeated in a sentence
+    counts once; weights far apart, or set against each other (但, 只, 实 …), are not added: the largest stands.
+    Sentences are not added up: the facts often state one drug twice (bought, then seized) or recite the evidence
+    of a weight again, so a total over the facts would count it twice."""
     if wanted.unit != "g":
         return _largest_plants(facts, wanted)
     wanted_names = {name for substance in wanted.substances for name in (substance, *ALSO_CALLED.get(substance, ()))}
@@ -226,7 +229,8 @@ def _sentence_weight(sentence: str, offset: int, names: dict[str, bool], only_wa
             continue
         if nearest is not None and not names[nearest]:
             continue
-        quantity = Quantity(value=value * _GRAMS[m.group(2)], span=(offset + m.start(), offset + m.end()), text=m.group(0))
+        span = (offset + m.start(), offset + m.end())
+        quantity = Quantity(value=value * _GRAMS[m.group(2)], span=span, text=m.group(0))
         total = bool(_TOTAL_BEFORE.search(before))
         if total and parts and abs(sum(q.value for q in counted[-parts:]) - quantity.value) <= 0.01 * quantity.value:
             del counted[-parts:]  # "1克、2克、3克，共计6克": the total stands for them

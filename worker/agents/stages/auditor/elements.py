@@ -439,8 +439,8 @@ class ElementChecker:
             # "多次盗窃、入户盗窃、扒窃"): when the concepts are not shown, the word alone does not stand in for them.
             # (A word the concept needs beside another, "罂粟" of "种植罂粟", may still anchor the item.)
             named = [pattern for _, pattern, _ in CONCEPTS if pattern.search(question)]
-            found = (grams(content), required,
-                     [w for w in (anchor, *distinct) if w and not any(p.fullmatch(w) for p in named)], _act(question, required))
+            anchors = [w for w in (anchor, *distinct) if w and not any(p.fullmatch(w) for p in named)]
+            found = (grams(content), required, anchors, _act(question, required))
             self._item_cache[question] = found
         return found
 
