@@ -499,6 +499,10 @@ def test_the_quantity_is_read_as_the_facts_state_it():
     checker = ElementChecker.from_items([item], tokenize=lambda text: [])
     shown = checker.check("查获白色晶体共重6.18克，圆形片剂共重8.63克，均检出毒品甲基苯丙胺成分。", [item])[0]
     assert shown.satisfied and shown.rule == "quantity" and shown.shown == ("6.18克、8.63克，共14.81克",)
+    held = "是否非法持有毒品"
+    facts = "民警在酒店房间内查获白色晶体3袋、圆形片剂1袋。经称量和鉴定，白色晶体共重6.18克，均检出毒品甲基苯丙胺成分。"
+    assert ElementChecker.from_items([held], tokenize=lambda text: []).check(facts, [held])[0].satisfied, \
+        "a seizure the next sentence identifies as a drug shows the possession"
 
 
 def test_a_thing_shows_an_item_only_beside_the_act_the_item_asks():
