@@ -187,7 +187,6 @@ _DRUG_WORDS = ("毒品", "可疑物", "晶体", "粉末", "颗粒", "片剂")
 _WEIGHT = re.compile(_NUMBER + r"\s*(千克|公斤|克)")
 _TOTAL_BEFORE = re.compile(r"(?:共计|合计|总计|累计|共重|总重|共)[^，,。；]{0,4}$")
 _GROSS_BEFORE = re.compile(r"毛重[^，,。；、]{0,2}$")
-_SENTENCE = re.compile(r"[^。；\n]+")
 # What may stand between two weights a sentence lists to be added: a few words, none that sets them against each
 # other ("约有50克冰毒，但…称量只有22.3克").
 _LISTED = re.compile(r"[^但只实即后]{0,15}")
@@ -211,7 +210,7 @@ def largest_quantity(facts: str, wanted: QuantityRange) -> Quantity | None:
     names = {name: name in wanted_names for name in (*SUBSTANCES, *wanted_names)}
     named_in_facts = {name for name in names if name in facts}
     only_wanted = bool(named_in_facts) and all(names[name] for name in named_in_facts)
-    found = (_sentence_weight(m.group(0), m.start(), names, only_wanted) for m in _SENTENCE.finditer(facts))
+    found = (_sentence_weight(m.group(0), m.start(), names, only_wanted) for m in _CLAUSE.finditer(facts))
     return max((q for q in found if q is not None), key=lambda q: q.value, default=None)
 
 
