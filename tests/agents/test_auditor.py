@@ -517,6 +517,28 @@ def test_a_thing_shows_an_item_only_beside_the_act_the_item_asks():
     assert checker.check("民警在其家中查获淫秽光盘200张。", acts[-1:])[0].satisfied, "what the thing is: the thing shows it"
 
 
+def test_a_victim_shows_an_item_only_beside_the_act_and_force_on_an_officer_shows_the_obstruction():
+    """cail_dev-0088 (a driver who ran a check point down): a pupil in the van had shown 242's "是否解救被收买的儿童",
+    a woman anywhere 240's "是否拐卖妇女"; the officer run over did not show 277's obstruction. A victim is a thing
+    (THINGS) beside the act, a rescue an element of its own, force against an officer the obstruction."""
+    items = {"rescue": "是否解救被收买的儿童", "trafficking": "是否拐卖妇女", "buying": "是否收买被拐卖的妇女或儿童",
+             "obstruction": "是否阻碍国家机关工作人员依法执行职务", "power": "是否破坏电力、燃气或者其他易燃易爆设备"}
+    check_point = "民警在路口对被告人驾驶的面包车进行检查时，发现车内有多名学生。被告人驾车逃跑，撞到民警刁某。"
+    shows = [
+        (check_point, "obstruction"),
+        ("被告人在拘留所门口殴打民警，致其轻微伤。", "obstruction"),
+        ("被告人将被害人张某（女）以三万元的价格卖给李某为妻。", "trafficking"),
+        ("被告人花一万元买来一名被拐卖的儿童交由其子抚养。", "buying"),
+        ("被告人将宏运养鸡场使用中的变压器毁坏，盗走变压器内铜线圈。", "power"),
+    ]
+    does_not_show = [
+        (check_point, "rescue"),
+        ("被告人与女子王某在餐馆发生争执，将其打伤。", "trafficking"),
+        ("被告人盗走变压器旁的铜线，价值三千元。", "power"),
+    ]
+    _assert_shown(items, shows, does_not_show)
+
+
 def test_a_denied_act_shows_no_element():
     items = ["是否实施了贩卖毒品的行为"]
     checker = ElementChecker.from_items(items, tokenize=lambda text: [])

@@ -183,6 +183,9 @@ ELEMENT_EXPRESSIONS = {
     "国家工作人员": (r"(?:时任|担任|身为|作为|(?:在|曾|原|现|兼|先后|起|月|年|某)任)[^。]{0,40}?(?:局长|书记|主任|所长|科长|乡长|镇长|县长|区长|站长|股长|处长"
                    r"|厅长|院长|庭长|检察官|法官|民警|辅警|税收管理员|干部)"
                    r"|系[^。，]{0,24}?(?:局|所|队|办事处|派出所|政府)的?(?:局长|所长|科长|民警|辅警|协警|协管员|执法人员)"),
+    # force against an officer ("驾车撞到民警", "殴打执法人员"): the obstruction as facts tell it, the duty
+    # being the officer's
+    "妨害公务": r"(?:撞|殴打|推搡|推倒|踢|打伤|抓伤|咬伤|拖行|撕扯|掌掴)[^。，；]{0,6}?(?:民警|警察|交警|辅警|协警|执法人员|城管)",
     "敲诈勒索": r"(?:要挟|威胁|恐吓|扬言).{0,40}?(?:索要|索取|勒索)|索要.{0,16}?(?:元|财物)",
     "抢夺": r"(?:乘|趁)[^。]{0,24}?不备.{0,16}?(?:" + SNATCHED + r")|趁机.{0,6}?(?:" + SNATCHED + r")",
     # a child as facts give one: by age under fourteen ("3周岁", "六岁女童")
@@ -320,11 +323,14 @@ ELEMENT_CONCEPTS = (
     # a false report to the police about a named person (243's 捏造事实; 246's "捏造事实诽谤" is not named)
     ("诬告", r"是否捏造事实$",
      r"(?:谎称|捏造|虚构|编造)[^。]{0,40}?(?:报案|报警|举报|控告|告发|诬告)|(?:报案|报警|举报|控告)[^。]{0,4}?(?:谎称|捏造|虚构)"),
+    # a rescue of a bought woman or child (241, 242, 416): an element of its own, not shown by the obstruction or
+    # the victim beside it
+    ("解救", r"解救", r"解救"),
     ("破坏军事通信", r"军事通信", r"军用(?:光缆|电缆|通信|线路)|军事通信"),
     # power lines or transformers in use cut or wrecked (a cable stolen is 264's unless the facts say it was wrecked)
-    ("破坏电力设备", r"电力设备",
-     r"(?:破坏|剪断|割断|锯断|砸坏)[^。]{0,20}?(?:变压器|电力线路|高压线|高压电线|输电线|电力设备|线塔|电力电缆)"
-     r"|(?:变压器|电力线路|高压线|高压电线|输电线|线塔)[^。]{0,20}?(?:进行破坏|被破坏|剪断|割断|锯断)"),
+    ("破坏电力设备", r"电力设备|破坏电力",
+     r"(?:破坏|剪断|割断|锯断|砸坏|毁坏)[^。]{0,20}?(?:变压器|电力线路|高压线|高压电线|输电线|电力设备|线塔|电力电缆)"
+     r"|(?:变压器|电力线路|高压线|高压电线|输电线|线塔)[^。]{0,20}?(?:进行破坏|被破坏|剪断|割断|锯断|毁坏|报废)"),
     # a trademark put on goods without the owner's consent (213), not the sale of goods so marked (214)
     ("使用相同商标", r"注册商标相同的商标",
      r"贴牌|(?:贴|印|加贴|贴上|印制|粘贴|灌装|包装)[^。]{0,20}?(?:商标|标识)|商标[^。]{0,20}?(?:灌装|贴牌|包装)"),
@@ -356,7 +362,7 @@ SHOWN_AS = {
 # the thing only beside its act (the words before the thing, ACT_SHOWN's wording for a few): on the development split
 # a purchased gun had shown all five acts of 125 and the 出租 / 出借 / 配备公务用枪 items of 128.
 THINGS = frozenset({"枪支弹药", "淫秽物品", "财物为手机", "财物为现金", "财物为车辆", "财物为金银首饰", "财物为电子产品",
-                    "财物为电缆金属", "财物为烟酒", "银行卡或账户"})
+                    "财物为电缆金属", "财物为烟酒", "银行卡或账户", "被害人为妇女", "被害人为未成年人"})
 ACT_SHOWN = {
     "买卖": r"买|卖|出售|售出|收购|购得|购入",  # beside the thing, in its window: "卖枪", "购买了一支火药枪"
     "制造": r"制造|制作|组装|改装|改制",
@@ -366,6 +372,10 @@ ACT_SHOWN = {
     "贩卖": r"贩卖|出售|销售|卖给|售卖",
     "制作": r"制作|制造|拍摄|录制",
     "提供资金": r"提供",  # 191's "提供资金账户": the account is what is provided
+    # a woman or child (a victim, THINGS too) sold, bought or taken: "是否拐卖妇女" is not shown by a woman alone
+    "拐卖": r"拐卖|拐骗|卖给|卖到|卖往|出卖|贩卖",
+    "收买": r"收买|买来|买回|购买|买下",
+    "偷盗": r"偷盗|偷走|盗走|抱走",
 }
 _ACT_PREFIX = re.compile(r"^是否(?:实施了?)?(?:非法|依法|擅自|违法|违规|私自)?")
 
@@ -649,7 +659,14 @@ def _act(question: str, required) -> re.Pattern | None:
     act = _ACT_PREFIX.sub("", question[:first] if first is not None else "")
     if not act or act.startswith(("为", "属于")):
         return None
-    return re.compile("|".join(ACT_SHOWN.get(a, re.escape(a)) for a in re.split(r"、|或", act) if a))
+    return re.compile("|".join(_act_words(a) for a in re.split(r"、|或", act) if a))
+
+
+def _act_words(act: str) -> str:
+    """How facts state an act: ACT_SHOWN's wording of the longest act it starts with ("收买被拐卖的" is a 收买), else
+    its own words."""
+    key = max((k for k in ACT_SHOWN if act.startswith(k)), key=len, default=None)
+    return ACT_SHOWN[key] if key else re.escape(act)
 
 
 def _denied_inside(text: str, start: int, end: int) -> bool:
