@@ -522,7 +522,8 @@ def test_a_victim_shows_an_item_only_beside_the_act_and_force_on_an_officer_show
     a woman anywhere 240's "是否拐卖妇女"; the officer run over did not show 277's obstruction. A victim is a thing
     (THINGS) beside the act, a rescue an element of its own, force against an officer the obstruction."""
     items = {"rescue": "是否解救被收买的儿童", "trafficking": "是否拐卖妇女", "buying": "是否收买被拐卖的妇女或儿童",
-             "obstruction": "是否阻碍国家机关工作人员依法执行职务", "power": "是否破坏电力、燃气或者其他易燃易爆设备"}
+             "obstruction": "是否阻碍国家机关工作人员依法执行职务", "power": "是否破坏电力、燃气或者其他易燃易爆设备",
+             "child": "是否拐卖儿童", "kidnap": "是否使用暴力、胁迫或麻醉方法绑架妇女、儿童", "abroad": "是否将妇女、儿童卖往境外"}
     check_point = "民警在路口对被告人驾驶的面包车进行检查时，发现车内有多名学生。被告人驾车逃跑，撞到民警刁某。"
     shows = [
         (check_point, "obstruction"),
@@ -530,11 +531,17 @@ def test_a_victim_shows_an_item_only_beside_the_act_and_force_on_an_officer_show
         ("被告人将被害人张某（女）以三万元的价格卖给李某为妻。", "trafficking"),
         ("被告人花一万元买来一名被拐卖的儿童交由其子抚养。", "buying"),
         ("被告人将宏运养鸡场使用中的变压器毁坏，盗走变压器内铜线圈。", "power"),
+        ("被告人以五万元的价格将一名女婴卖给陈某。", "child"),
+        ("被告人将被害人（男，5岁）带至云南，后将其卖往境外。", "abroad"),
     ]
+    abandoned = "被告人在旅馆产下一名男婴，将其放在卫生间后离开。"
     does_not_show = [
         (check_point, "rescue"),
         ("被告人与女子王某在餐馆发生争执，将其打伤。", "trafficking"),
         ("被告人盗走变压器旁的铜线，价值三千元。", "power"),
+        (abandoned, "child"),
+        (abandoned, "kidnap"),  # the alternative "儿童" of a kidnap by force asks the kidnap
+        (abandoned, "abroad"),
     ]
     _assert_shown(items, shows, does_not_show)
 

@@ -190,7 +190,7 @@ ELEMENT_EXPRESSIONS = {
     "抢夺": r"(?:乘|趁)[^。]{0,24}?不备.{0,16}?(?:" + SNATCHED + r")|趁机.{0,6}?(?:" + SNATCHED + r")",
     # a child as facts give one: by age under fourteen ("3周岁", "六岁女童")
     "被害人为未成年人": (r"(?<![0-9])(?:[1-9]|1[0-3])周?岁(?![0-9])|[一二三四五六七八九十]{1,2}岁的?(?:女童|男童|女孩|男孩|孩子)"
-                      r"|女童|男童|幼儿|(?:不满|未满|未达)十四周?岁"),
+                      r"|女童|男童|幼儿|[男女]?婴|(?:不满|未满|未达)十四周?岁"),
     # and a fire let loose by carelessness, as 失火 facts tell it: stubble or weeds burnt, a grave swept with fire
     "过失": (r"不慎|过于自信|没有注意|未注意"
            r"|(?:点燃|焚烧|燃烧|点火燃烧|烧)[^。，]{0,12}?(?:杂草|秸秆|玉米秆|茅草|枯草|稻草|荒)|烧荒"
@@ -560,13 +560,14 @@ class ElementChecker:
 
     @staticmethod
     def _concepts_shown(facts: str, windows, required, act: re.Pattern | None = None):
-        """(span, concepts) of the first window showing every element of one alternative (and the act done with a
-        thing, ``act``, when the item asks one), else None."""
+        """(span, concepts) of the first window showing every element of one alternative (and, for an alternative
+        naming only things, the act done with them, ``act``, when the item asks one), else None."""
         for start, end in windows:
             text = facts[start:end]
-            if act is not None and not _affirmed(act, text):
-                continue
+            acted = act is None or bool(_affirmed(act, text))
             for alternative in required:
+                if not acted and _things_only(alternative):
+                    continue
                 hits = [next(((label, m) for label, p in group if (m := _affirmed(p, text))), None) for group in alternative]
                 if all(hits):  # the sentences from the first match to the end of the last ("…连捅数刀。吴某…死亡")
                     first, last = min(m.start() for _, m in hits), max(m.end() for _, m in hits)
@@ -648,18 +649,28 @@ def alternatives(question: str) -> list[str]:
 
 
 def _act(question: str, required) -> re.Pattern | None:
-    """What an item whose elements are all things (THINGS) asks to be done with them: the words before the first
-    thing, after "是否" and "非法" (its alternatives at "、" and "或"), as ACT_SHOWN words them; None for any other item,
-    and for an item asking what the thing is ("是否为其他淫秽物品")."""
-    labels = {label for alternative in required for group in alternative for label, _ in group}
-    if not labels or not labels <= THINGS:
+    """What an item asks to be done with the things (THINGS) an alternative of it names alone: the words before the
+    first thing, after "是否" and "非法" (its alternatives at "、" and "或"), as ACT_SHOWN words them, or the words after
+    the last thing when only "将" or "对" comes before it ("是否将妇女、儿童卖往境外"); None when no alternative names
+    things alone, and for an item asking what the thing is ("是否为其他淫秽物品")."""
+    if not any(_things_only(alternative) for alternative in required):
         return None
-    first = min((m.start() for label, named, _ in CONCEPTS if label in labels and (m := named.search(question))),
-                default=None)
-    act = _ACT_PREFIX.sub("", question[:first] if first is not None else "")
-    if not act or act.startswith(("为", "属于")):
+    labels = {label for alternative in required for group in alternative for label, _ in group} & THINGS
+    spans = [m.span() for label, named, _ in CONCEPTS if label in labels and (m := named.search(question))]
+    if not spans:
         return None
-    return re.compile("|".join(_act_words(a) for a in re.split(r"、|或", act) if a))
+    act = _ACT_PREFIX.sub("", question[:min(s for s, _ in spans)])
+    if act.startswith(("为", "属于")):
+        return None
+    if act in ("", "将", "对", "把"):
+        act = question[max(e for _, e in spans):]
+    return re.compile("|".join(_act_words(a) for a in re.split(r"、|或", act) if a)) if act else None
+
+
+def _things_only(alternative) -> bool:
+    """Whether every element of an alternative is a thing (THINGS)."""
+    labels = {label for group in alternative for label, _ in group}
+    return bool(labels) and labels <= THINGS
 
 
 def _act_words(act: str) -> str:
