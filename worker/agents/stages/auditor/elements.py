@@ -190,7 +190,7 @@ ELEMENT_EXPRESSIONS = {
     "抢夺": r"(?:乘|趁)[^。]{0,24}?不备.{0,16}?(?:" + SNATCHED + r")|趁机.{0,6}?(?:" + SNATCHED + r")",
     # a child as facts give one: by age under fourteen ("3周岁", "六岁女童")
     "被害人为未成年人": (r"(?<![0-9])(?:[1-9]|1[0-3])周?岁(?![0-9])|[一二三四五六七八九十]{1,2}岁的?(?:女童|男童|女孩|男孩|孩子)"
-                      r"|女童|男童|幼儿|[男女]?婴|(?:不满|未满|未达)十四周?岁"),
+                      r"|女童|男童|幼儿|[男女]婴|婴儿|婴幼儿|(?:不满|未满|未达)十四周?岁"),
     # and a fire let loose by carelessness, as 失火 facts tell it: stubble or weeds burnt, a grave swept with fire
     "过失": (r"不慎|过于自信|没有注意|未注意"
            r"|(?:点燃|焚烧|燃烧|点火燃烧|烧)[^。，]{0,12}?(?:杂草|秸秆|玉米秆|茅草|枯草|稻草|荒)|烧荒"
