@@ -523,7 +523,8 @@ def test_a_victim_shows_an_item_only_beside_the_act_and_force_on_an_officer_show
     (THINGS) beside the act, a rescue an element of its own, force against an officer the obstruction."""
     items = {"rescue": "是否解救被收买的儿童", "trafficking": "是否拐卖妇女", "buying": "是否收买被拐卖的妇女或儿童",
              "obstruction": "是否阻碍国家机关工作人员依法执行职务", "power": "是否破坏电力、燃气或者其他易燃易爆设备",
-             "child": "是否拐卖儿童", "kidnap": "是否使用暴力、胁迫或麻醉方法绑架妇女、儿童", "abroad": "是否将妇女、儿童卖往境外"}
+             "child": "是否拐卖儿童", "kidnap": "是否使用暴力、胁迫或麻醉方法绑架妇女、儿童", "abroad": "是否将妇女、儿童卖往境外",
+             "girl": "是否奸淫不满十四周岁的幼女"}
     check_point = "民警在路口对被告人驾驶的面包车进行检查时，发现车内有多名学生。被告人驾车逃跑，撞到民警刁某。"
     shows = [
         (check_point, "obstruction"),
@@ -542,6 +543,7 @@ def test_a_victim_shows_an_item_only_beside_the_act_and_force_on_an_officer_show
         (abandoned, "child"),
         (abandoned, "kidnap"),  # the alternative "儿童" of a kidnap by force asks the kidnap
         (abandoned, "abroad"),
+        ("被告人明知被害人有智力缺陷，与其发生性关系致其怀孕，后被害人引产一女死婴。", "girl"),  # a stillbirth is no victim
     ]
     _assert_shown(items, shows, does_not_show)
 

@@ -651,7 +651,7 @@ def alternatives(question: str) -> list[str]:
 def _act(question: str, required) -> re.Pattern | None:
     """What an item asks to be done with the things (THINGS) an alternative of it names alone: the words before the
     first thing, after "是否" and "非法" (its alternatives at "、" and "或"), as ACT_SHOWN words them, or the words after
-    the last thing when only "将" or "对" comes before it ("是否将妇女、儿童卖往境外"); None when no alternative names
+    the last thing when only "将", "对" or "把" comes before it ("是否将妇女、儿童卖往境外"); None when no alternative names
     things alone, and for an item asking what the thing is ("是否为其他淫秽物品")."""
     if not any(_things_only(alternative) for alternative in required):
         return None
