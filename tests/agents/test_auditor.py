@@ -520,11 +520,13 @@ def test_a_thing_shows_an_item_only_beside_the_act_the_item_asks():
 def test_a_victim_shows_an_item_only_beside_the_act_and_force_on_an_officer_shows_the_obstruction():
     """cail_dev-0088 (a driver who ran a check point down): a pupil in the van had shown 242's "是否解救被收买的儿童",
     a woman anywhere 240's "是否拐卖妇女"; the officer run over did not show 277's obstruction. A victim is a thing
-    (THINGS) beside the act, a rescue an element of its own, force against an officer the obstruction."""
+    (THINGS) beside the act, a rescue an element of its own, force against an officer the obstruction (of an officer:
+    the items naming a deputy, a Red Cross worker or a soldier ask their own words, NAMED_AS)."""
     items = {"rescue": "是否解救被收买的儿童", "trafficking": "是否拐卖妇女", "buying": "是否收买被拐卖的妇女或儿童",
              "obstruction": "是否阻碍国家机关工作人员依法执行职务", "power": "是否破坏电力、燃气或者其他易燃易爆设备",
              "child": "是否拐卖儿童", "kidnap": "是否使用暴力、胁迫或麻醉方法绑架妇女、儿童", "abroad": "是否将妇女、儿童卖往境外",
-             "girl": "是否奸淫不满十四周岁的幼女"}
+             "girl": "是否奸淫不满十四周岁的幼女", "deputy": "是否阻碍人大代表依法执行代表职务",
+             "red_cross": "是否在自然灾害和突发事件中阻碍红十字会工作人员履行职责", "soldier": "是否阻碍军人依法执行职务"}
     check_point = "民警在路口对被告人驾驶的面包车进行检查时，发现车内有多名学生。被告人驾车逃跑，撞到民警刁某。"
     shows = [
         (check_point, "obstruction"),
@@ -543,6 +545,9 @@ def test_a_victim_shows_an_item_only_beside_the_act_and_force_on_an_officer_show
         (abandoned, "child"),
         (abandoned, "kidnap"),  # the alternative "儿童" of a kidnap by force asks the kidnap
         (abandoned, "abroad"),
+        (check_point, "deputy"),  # the obstruction of a police officer, not of a deputy, a Red Cross worker, a soldier
+        (check_point, "red_cross"),
+        (check_point, "soldier"),
         ("被告人明知被害人有智力缺陷，与其发生性关系致其怀孕，后被害人引产一女死婴。", "girl"),  # a stillbirth is no victim
     ]
     _assert_shown(items, shows, does_not_show)

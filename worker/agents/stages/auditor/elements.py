@@ -326,6 +326,8 @@ ELEMENT_CONCEPTS = (
     # a rescue of a bought woman or child (241, 242, 416): an element of its own, not shown by the obstruction or
     # the victim beside it
     ("解救", r"解救", r"解救"),
+    # the Red Cross worker 277 names beside the state's (a police officer is not one)
+    ("红十字会", r"红十字会", r"红十字会"),
     ("破坏军事通信", r"军事通信", r"军用(?:光缆|电缆|通信|线路)|军事通信"),
     # power lines or transformers in use cut or wrecked (a cable stolen is 264's unless the facts say it was wrecked)
     ("破坏电力设备", r"电力设备|破坏电力",
@@ -344,6 +346,11 @@ ELEMENT_CONCEPTS = (
 # "贩卖" of "走私、贩卖、运输、制造毒品") or by the element check's own expression, and facts show it only by that
 # expression (a sale of drugs).
 NARROWED = {"贩卖毒品": r"贩卖"}
+# Lexicon concepts whose wording is right for showing but too wide for naming: an item names them only by this
+# wording. The lexicon's 妨害公务 is "阻碍…执行", which names 277's "是否阻碍人大代表依法执行代表职务" and "…阻碍红十字会
+# 工作人员履行职责" and 368's "是否阻碍军人依法执行职务" too: force on a police officer showed them all. Those items are
+# left to their own words (人大代表, 红十字会, 军人).
+NAMED_AS = {"妨害公务": r"阻碍(?:国家机关)?工作人员|妨害公务|袭警|抗拒抓捕"}
 # Lexicon concepts whose wording is right for naming but too wide for showing: the facts show them by this wording
 # instead. The lexicon's 暴力 has "勒", which "敲诈勒索" and the place names 弥勒 and 阿勒泰 match (on the training cases
 # 126 of its 252 occurrences are "勒索"; "勒住", "勒脖" are the force); its 网络电信 has "转账" and "电话", a payment and a
@@ -390,7 +397,8 @@ def _concepts() -> list[tuple[str, re.Pattern, re.Pattern]]:
             continue
         compiled = re.compile(f"{pattern}|{extra}" if extra else pattern)
         shown = SHOWN_AS.get(label)
-        out.append((label, compiled, re.compile(f"{shown}|{extra}" if extra else shown) if shown else compiled))
+        out.append((label, re.compile(NAMED_AS[label]) if label in NAMED_AS else compiled,
+                    re.compile(f"{shown}|{extra}" if extra else shown) if shown else compiled))
     out.extend((label, re.compile(named), re.compile(shown)) for label, named, shown in ELEMENT_CONCEPTS)
     return out
 
