@@ -570,11 +570,12 @@ class ElementChecker:
     def _concepts_shown(facts: str, windows, required, act: re.Pattern | None = None):
         """(span, concepts) of the first window showing every element of one alternative (and, for an alternative
         naming only things, the act done with them, ``act``, when the item asks one), else None."""
+        needs_act = [act is not None and _things_only(alternative) for alternative in required]
         for start, end in windows:
             text = facts[start:end]
             acted = act is None or bool(_affirmed(act, text))
-            for alternative in required:
-                if not acted and _things_only(alternative):
+            for alternative, needs in zip(required, needs_act):
+                if needs and not acted:
                     continue
                 hits = [next(((label, m) for label, p in group if (m := _affirmed(p, text))), None) for group in alternative]
                 if all(hits):  # the sentences from the first match to the end of the last ("…连捅数刀。吴某…死亡")
