@@ -7,6 +7,7 @@ SearchIndex id, so a rebuild (a new id) is picked up without a restart.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from functools import lru_cache
 
 import numpy as np
@@ -16,6 +17,7 @@ from apps.corpus.models import Charge, SearchIndex
 from lexlib.search.bm25 import BM25Index
 from lexlib.search.embeddings import LSABackend, get_backend
 from lexlib.search.tokenize import Tokenizer, legal_tokenizer_of
+from worker.agents.stages.auditor.elements import AnchorEvidence
 
 _lock = threading.Lock()
 
@@ -76,6 +78,31 @@ def precedent_word_shares(words) -> dict[str, float]:
         return {}
     bm25 = _bm25(index.pk, index.artefact_dir)
     return bm25.document_shares(words) if len(bm25) >= MIN_PRECEDENTS_FOR_SHARES else {}
+
+
+def precedent_word_articles(words) -> AnchorEvidence | None:
+    """The articles the precedents cite, over all of them and over those whose facts use each word, from the active
+    BM25 index of the precedents and their outcomes (None under MIN_PRECEDENTS_FOR_SHARES: the element check then
+    lets every anchor word stand)."""
+    from apps.corpus.models import PrecedentOutcome
+
+    index = active_index(SearchIndex.Target.PRECEDENTS, SearchIndex.Method.BM25)
+    if index is None:
+        return None
+    bm25 = _bm25(index.pk, index.artefact_dir)
+    if len(bm25) < MIN_PRECEDENTS_FOR_SHARES:
+        return None
+    cited: dict[int, set[int]] = {}
+    for precedent, article in PrecedentOutcome.articles.through.objects.values_list(
+            "precedentoutcome__precedent_id", "article_id"):
+        cited.setdefault(precedent, set()).add(article)
+    base = Counter(a for doc in bm25.doc_ids for a in cited.get(int(doc), ()))
+    used, by_word = {}, {}
+    for word in words:
+        docs = bm25.documents_with(word)
+        used[word] = len(docs)
+        by_word[word] = dict(Counter(a for doc in docs for a in cited.get(int(doc), ())))
+    return AnchorEvidence(n=len(bm25), base=dict(base), used=used, by_word=by_word)
 
 
 def query_vector(*, target: str, query: str) -> tuple[SearchIndex, np.ndarray] | None:

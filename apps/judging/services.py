@@ -62,12 +62,12 @@ _ELEMENTS: dict[tuple, ElementChecker] = {}
 
 def element_checker() -> ElementChecker:
     """The element check with word frequencies over every checklist item of the corpus, the share of precedents
-    using each of their words (the active BM25 index) and the amount standards the interpretations set for each
+    using each of their words and the articles those precedents cite (the active BM25 index) and the amount standards the interpretations set for each
     article (rebuilt when the checklists, the interpretations or the precedents' index change)."""
     from django.db.models import Count, Max
 
     from apps.corpus.models import ChecklistItem, Interpretation, SearchIndex
-    from apps.corpus.search_service import precedent_word_shares
+    from apps.corpus.search_service import precedent_word_articles, precedent_word_shares
 
     items = ChecklistItem.objects.filter(variant="main")
     stamp = (*items.aggregate(n=Count("pk"), top=Max("pk")).values(),
@@ -77,7 +77,8 @@ def element_checker() -> ElementChecker:
     if stamp not in _ELEMENTS:
         _ELEMENTS.clear()
         _ELEMENTS[stamp] = ElementChecker.from_items(items.values_list("question", flat=True), tokenize=_tokenizer().tokens,
-                                                     standards=amount_standards(), fact_share=precedent_word_shares)
+                                                     standards=amount_standards(), fact_share=precedent_word_shares,
+                                                     word_articles=precedent_word_articles)
     return _ELEMENTS[stamp]
 
 

@@ -171,6 +171,13 @@ class BM25Index:
             out[term] = 0.0 if i is None else float(self._indptr[i + 1] - self._indptr[i]) / n
         return out
 
+    def documents_with(self, term: str) -> list[DocId]:
+        """The ids of the indexed documents that contain ``term``, in index order."""
+        i = self._term_ids.get(term)
+        if i is None:
+            return []
+        return [self._doc_ids[j] for j in self._indices[self._indptr[i]:self._indptr[i + 1]].tolist()]
+
     def search(self, query_tokens: Iterable[str], k: int = 10) -> list[tuple[DocId, float]]:
         """The ``k`` best documents with a positive score, best first, ties by document order."""
         scores = self.scores(query_tokens)

@@ -11,7 +11,7 @@ from worker.agents.graph_types import ChecklistEntry
 from worker.agents.models.artefact import ModelIntegrityError
 from worker.agents.models.auditor import ArticleAuditor
 from worker.agents.stages.auditor.amounts import largest_amount, largest_quantity, quantity_range, standards
-from worker.agents.stages.auditor.elements import ElementChecker
+from worker.agents.stages.auditor.elements import AnchorEvidence, ElementChecker
 from worker.agents.stages.auditor.signals import FEATURES, GROUPS, Ranking, article_signals, cosine, path_votes
 from worker.agents.strategies.statistical import StatisticalStrategy
 from worker.agents.types import ArticleAudit, Hit, ItemVerdict, Research
@@ -456,6 +456,43 @@ def test_a_word_common_in_facts_names_no_element_and_a_distinctive_one_does():
     assert shown.satisfied and shown.rule == "anchor" and shown.shown == ("罂粟",), shown
 
 
+def test_an_anchor_shows_an_item_only_where_the_precedents_using_the_word_cite_its_article_more_than_others_do():
+    items = ["是否以暴力抗拒检查、拘留、逮捕且情节严重", "是否种植罂粟等毒品原植物"]
+    words = ("拘留", "种植", "罂粟", "毒品原植物")
+
+    def tokenize(text):
+        return [w for w in words if w in text]
+
+    drugs, poppy = 347, 351
+    # 1,000 precedents: 200 cite 347, 100 cite 351. 拘留 is in 100 facts, 15 of them citing 347 (below its 20 %);
+    # 罂粟 in 12, 9 citing 351; 逮捕 in 2 (one besides the facts checked: nothing known either way).
+    evidence = AnchorEvidence(n=1000, base={drugs: 200, poppy: 100}, used={"拘留": 100, "罂粟": 12, "逮捕": 2},
+                              by_word={"拘留": {drugs: 15}, "罂粟": {poppy: 9, drugs: 3}, "逮捕": {drugs: 1}})
+    assert not evidence.lifts("拘留", drugs) and evidence.lifts("罂粟", poppy) and evidence.lifts("逮捕", drugs)
+    assert evidence.lifts("罂粟", 999), "an article no precedent cites: the anchor stands"
+    # counted as if the facts checked were a precedent citing the article: 1 of 12 citing it is not enough, 2 are
+    one, two = ({"罂粟": {poppy: k}} for k in (1, 2))
+    assert not AnchorEvidence(n=1000, base={poppy: 100}, used={"罂粟": 12}, by_word=one).lifts("罂粟", poppy)
+    assert AnchorEvidence(n=1000, base={poppy: 100}, used={"罂粟": 12}, by_word=two).lifts("罂粟", poppy)
+
+    asked = []
+
+    def word_articles(ws):
+        asked.extend(ws)
+        return evidence
+
+    plain = ElementChecker.from_items(items, tokenize=tokenize)
+    known = ElementChecker.from_items(items, tokenize=tokenize, word_articles=word_articles)
+    assert set(asked) == set(words), "every word rare among the items is looked up once"
+    detained = "被告人张某贩卖甲基苯丙胺0.5克。张某因吸毒曾被行政拘留。"
+    assert plain.check(detained, items[:1], article_pk=drugs)[0].rule == "anchor"
+    assert not known.check(detained, items[:1], article_pk=drugs)[0].satisfied, "拘留 says nothing of resisting it"
+    assert known.check(detained, items[:1])[0].satisfied, "no article named: as before"
+    masked = "发现被告人在其承包的林地内××罂粟1494株。"
+    shown = known.check(masked, items[1:], article_pk=poppy)[0]
+    assert shown.satisfied and shown.rule == "anchor" and shown.shown == ("罂粟",), shown
+
+
 def test_the_wording_of_a_concept_the_item_names_anchors_nothing(checker):
     # "盗窃" is the rarest word of the item in this checker, but it is the wording of 秘密窃取, a concept the item
     # names: a plain theft shows none of the forms the item lists.
@@ -617,6 +654,7 @@ def test_bm25_gives_the_share_of_documents_using_a_word():
 
     index = BM25Index.build([1, 2, 3, 4], [["盗窃", "手机"], ["盗窃", "现金"], ["诈骗"], ["罂粟", "盗窃"]])
     assert index.document_shares(["盗窃", "罂粟", "海洛因"]) == {"盗窃": 0.75, "罂粟": 0.25, "海洛因": 0.0}
+    assert index.documents_with("盗窃") == [1, 2, 4] and index.documents_with("海洛因") == []
 
 
 def test_items_about_the_sentence_are_never_shown(checker):

@@ -26,7 +26,9 @@ evidence viewer can quote:
   distinctive in both (at most ``DISTINCT_MAX_DF`` items, at most ``DISTINCT_MAX_FACT_SHARE`` of the
   precedents) shows it too ("罂粟" in "××罂粟1494株", where the court's word 种植 was masked). A word that is
   itself the wording of a lexicon concept the item names is never an anchor: "盗窃" does not show
-  "多次盗窃、入户盗窃、扒窃".
+  "多次盗窃、入户盗窃、扒窃". Where the articles the precedents cite are known (``AnchorEvidence``), a word
+  anchors an item of an article only when the precedents using it cite that article at least as often as all
+  precedents do: "拘留" does not show 347's "以暴力抗拒检查、拘留、逮捕", "致人" not 133's "致人重伤或死亡".
 
 Measured on the development split (``python -m training.element_coverage --cases .local/dev-split.jsonl
 --checklists ../shared/data/checklists.jsonl --train ../shared/data/cases.jsonl``, 2026-12-03): 382 of the
@@ -121,6 +123,9 @@ ANCHOR_MAX_DF = 30
 ANCHOR_MAX_FACT_SHARE = 0.02
 DISTINCT_MAX_DF = 60
 DISTINCT_MAX_FACT_SHARE = 0.005
+# An anchor word shows an item of an article only when the precedents whose facts use it cite that article at least
+# as often as all precedents do (AnchorEvidence.lifts): "拘留" does not show 347's "以暴力抗拒检查、拘留、逮捕".
+ANCHOR_MIN_LIFT = 1.0
 WINDOW = 3  # sentences a conjunction of concepts may span
 # An item names a concept by its words: a looser match of a concept's pattern ("销售明知掺有有毒、有害的非食品" for
 # 生产销售食品药品) names nothing, so that it can neither stand for nor swallow the concepts inside it.
@@ -418,12 +423,37 @@ class Support:
     quantity: QuantityRange | None = None  # the quantity rule: the range the item states
 
 
+@dataclass(frozen=True)
+class AnchorEvidence:
+    """What the precedents say of the anchor words: ``n`` precedents, ``base`` article pk → how many cite it, ``used``
+    word → how many use it in their facts, ``by_word`` word → article pk → how many of those cite the article."""
+
+    n: int
+    base: dict[int, int]
+    used: dict[str, int]
+    by_word: dict[str, dict[int, int]]
+
+    def lifts(self, word: str, article_pk: int) -> bool:
+        """The precedents using ``word`` cite the article at least ANCHOR_MIN_LIFT times as often as all precedents.
+        Counted as if the facts checked were one of them citing the article (one precedent fewer with the word and
+        the article), so that a record checked against a corpus holding it (the development split, read with
+        leave-one-out retrieval) does not vouch for itself; a word no other precedent uses, or an article no
+        precedent cites, leaves the anchor as it was."""
+        base = self.base.get(article_pk, 0)
+        with_word = self.used.get(word, 0) - 1
+        if with_word <= 0 or not base or self.n <= 0:
+            return True
+        cited = max(self.by_word.get(word, {}).get(article_pk, 0) - 1, 0)
+        return (cited + 0.5) / (with_word + 1) >= ANCHOR_MIN_LIFT * base / self.n
+
+
 class ElementChecker:
     """Checks items against one fact text; ``item_df`` counts the checklist items using each word
     (over every checklist of the corpus), for the anchor rule; ``tokenize`` splits an item into words."""
 
     def __init__(self, *, tokenize: Callable[[str], list[str]], item_df: Counter | dict[str, int], n_items: int,
-                 standards: dict[int, dict[str, Standard]] | None = None, fact_share: dict[str, float] | None = None):
+                 standards: dict[int, dict[str, Standard]] | None = None, fact_share: dict[str, float] | None = None,
+                 anchor_evidence: AnchorEvidence | None = None):
         self.tokenize = tokenize
         self.item_df = dict(item_df)
         self.n_items = max(1, int(n_items))
@@ -431,17 +461,25 @@ class ElementChecker:
         self.fact_share = dict(fact_share or {})
         # article pk → the amount standards its interpretations set (worker/agents/stages/auditor/amounts.py)
         self.standards = dict(standards or {})
+        # the articles the precedents using each anchor word cite (None: unknown, every anchor stands)
+        self.anchor_evidence = anchor_evidence
         self._item_cache: dict[str, tuple] = {}
 
     @classmethod
     def from_items(cls, questions: Iterable[str], *, tokenize: Callable[[str], list[str]],
                    standards: dict[int, dict[str, Standard]] | None = None,
-                   fact_share: Callable[[Iterable[str]], dict[str, float]] | None = None) -> ElementChecker:
-        """``fact_share(words)``: the share of precedents whose facts use each word (for the items' words)."""
+                   fact_share: Callable[[Iterable[str]], dict[str, float]] | None = None,
+                   word_articles: Callable[[Iterable[str]], AnchorEvidence | None] | None = None) -> ElementChecker:
+        """``fact_share(words)``: the share of precedents whose facts use each word (for the items' words);
+        ``word_articles(words)``: the articles cited by the precedents using each word (for the words that may
+        anchor an item, those of at most DISTINCT_MAX_DF items)."""
         questions = list(questions)
         df = Counter(word for q in questions for word in set(content_words(q, tokenize)))
-        return cls(tokenize=tokenize, item_df=df, n_items=len(questions), standards=standards,
-                   fact_share=fact_share(sorted(df)) if fact_share is not None else None)
+        shares = fact_share(sorted(df)) if fact_share is not None else None
+        rare = sorted(w for w, n in df.items() if n <= max(ANCHOR_MAX_DF, DISTINCT_MAX_DF)
+                      and (not shares or shares.get(w, 0.0) <= max(ANCHOR_MAX_FACT_SHARE, DISTINCT_MAX_FACT_SHARE)))
+        return cls(tokenize=tokenize, item_df=df, n_items=len(questions), standards=standards, fact_share=shares,
+                   anchor_evidence=word_articles(rare) if word_articles is not None else None)
 
     def _item(self, question: str):
         found = self._item_cache.get(question)
@@ -557,6 +595,8 @@ class ElementChecker:
             if shown:
                 out.append(Support(True, "concepts", round(best, 4), shown[0], tuple(shown[1])))
                 continue
+            if self.anchor_evidence is not None and article_pk is not None:
+                anchors = [w for w in anchors if self.anchor_evidence.lifts(w, article_pk)]
             hit = next(((s, e, word) for word in anchors for s, e, text in sentences if word in text), None)
             if hit:
                 out.append(Support(True, "anchor", round(best, 4), hit[:2], (hit[2],)))
