@@ -514,6 +514,16 @@ def test_a_quantity_the_item_states_is_checked_against_the_facts():
     assert verdict.satisfied and verdict.why["code"] == reasons.ITEM_QUANTITY_WITHIN and verdict.span_text
 
 
+def test_a_quantity_of_a_drug_the_facts_do_not_give_is_not_shown_by_the_act():
+    items = ["是否属于走私、贩卖、运输、制造毒品", "是否走私、贩卖、运输、制造鸦片二百克以上不满一千克"]
+    checker = ElementChecker.from_items(items, tokenize=lambda text: [])
+    sale, opium = checker.check("被告人张某以200元的价格向李某贩卖甲基苯丙胺0.5克。", items)
+    assert sale.satisfied and sale.rule == "concepts", "the sale is the act of the first item"
+    assert not opium.satisfied, "no opium is sold: the sale alone does not show its quantity"
+    opium = checker.check("被告人张某向李某贩卖鸦片300克。", items)[1]
+    assert opium.satisfied and opium.rule == "quantity" and opium.amount == 300
+
+
 def test_the_quantity_is_read_as_the_facts_state_it():
     """Weights a sentence lists are added, a total stands for its parts, an unnamed drug counts when the facts name
     only the item's substances, and a weight is of the drug named beside it in its brackets (the split's

@@ -18,7 +18,9 @@ evidence viewer can quote:
   the lowest standard of one tier the item names;
 - quantity: the item states a quantity of named drugs or plants ("海洛因或者甲基苯丙胺五十克以上",
   "罂粟五百株以上不满三千株") and the facts state one of those substances in that range (a quantity the facts
-  state outside it decides too: the item is then not shown, whatever its words);
+  state outside it decides too: the item is then not shown, whatever its words; and when they state no quantity
+  of those substances, the act the item names does not show it: a sale of methamphetamine shows no
+  "走私、贩卖、运输、制造鸦片二百克以上不满一千克");
 - anchor: the item's most specific content word (the rarest among all checklist items, and rare enough:
   at most ``ANCHOR_MAX_DF`` items use it) occurs in a sentence ("吸收公众存款", "罂粟"); where the share of
   precedents whose facts use each word is known (``fact_share``), that word must also be rare in facts (at
@@ -590,6 +592,9 @@ class ElementChecker:
                 sentence = next(((s, e) for s, e, _ in sentences if s <= found_quantity.span[0] < e), found_quantity.span)
                 out.append(Support(within, "quantity", round(best, 4), sentence if within else None, (found_quantity.text,),
                                    amount=found_quantity.value, quantity=wanted))
+                continue
+            if wanted is not None:  # a quantity of substances the facts give none of: the act alone does not show it
+                out.append(Support(False, "", round(best, 4), None))
                 continue
             shown = self._concepts_shown(facts, windows, required, act)
             if shown:
