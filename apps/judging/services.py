@@ -62,8 +62,9 @@ _ELEMENTS: dict[tuple, ElementChecker] = {}
 
 def element_checker() -> ElementChecker:
     """The element check with word frequencies over every checklist item of the corpus, the share of precedents
-    using each of their words and the articles those precedents cite (the active BM25 index) and the amount standards the interpretations set for each
-    article (rebuilt when the checklists, the interpretations or the precedents' index change)."""
+    using each of their words and the articles those precedents cite (the active BM25 index), and the amount
+    standards the interpretations set for each article (rebuilt when the checklists, the interpretations or the
+    precedents' index change)."""
     from django.db.models import Count, Max
 
     from apps.corpus.models import ChecklistItem, Interpretation, SearchIndex
