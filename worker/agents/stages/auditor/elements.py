@@ -474,7 +474,7 @@ class ElementChecker:
                    word_articles: Callable[[Iterable[str]], AnchorEvidence | None] | None = None) -> ElementChecker:
         """``fact_share(words)``: the share of precedents whose facts use each word (for the items' words);
         ``word_articles(words)``: the articles cited by the precedents using each word (for the words that may
-        anchor an item, those of at most DISTINCT_MAX_DF items)."""
+        anchor an item: those of at most DISTINCT_MAX_DF items, and rare in facts where the shares are known)."""
         questions = list(questions)
         df = Counter(word for q in questions for word in set(content_words(q, tokenize)))
         shares = fact_share(sorted(df)) if fact_share is not None else None
