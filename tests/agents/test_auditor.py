@@ -520,8 +520,19 @@ def test_a_quantity_of_a_drug_the_facts_do_not_give_is_not_shown_by_the_act():
     sale, opium = checker.check("被告人张某以200元的价格向李某贩卖甲基苯丙胺0.5克。", items)
     assert sale.satisfied and sale.rule == "concepts", "the sale is the act of the first item"
     assert not opium.satisfied, "no opium is sold: the sale alone does not show its quantity"
+    verdict = StatisticalStrategy(elements=checker).verify_items(
+        "被告人张某贩卖甲基苯丙胺0.5克。", None, [ChecklistEntry(pk=1, version_pk=1, order=1, question=items[1])])[0]
+    assert not verdict.satisfied and verdict.why["code"] == reasons.ITEM_QUANTITY_NOT_STATED
+    assert verdict.why["substances"] == "鸦片" and verdict.why["range"] == "二百克以上不满一千克"
     opium = checker.check("被告人张某向李某贩卖鸦片300克。", items)[1]
     assert opium.satisfied and opium.rule == "quantity" and opium.amount == 300
+    # the lowest tiers ("不满…") are quantities too, from nothing up
+    lowest = ["是否走私、贩卖、运输、制造海洛因或者甲基苯丙胺不满十克", "是否走私、贩卖、运输、制造鸦片不满二百克"]
+    assert quantity_range(lowest[0]).low == 0 and quantity_range(lowest[0]).high == 10
+    meth, opium = ElementChecker.from_items(lowest, tokenize=lambda text: []).check("被告人张某贩卖甲基苯丙胺0.5克。", lowest)
+    assert meth.satisfied and meth.rule == "quantity" and meth.amount == 0.5
+    assert not opium.satisfied and opium.rule == "quantity" and not opium.shown
+    assert not ElementChecker.from_items(lowest, tokenize=lambda text: []).check("贩卖甲基苯丙胺12克。", lowest)[0].satisfied
 
 
 def test_the_quantity_is_read_as_the_facts_state_it():

@@ -21,6 +21,7 @@ ITEM_AMOUNT_REACHED = "item.amount_reached"
 ITEM_AMOUNT_BELOW = "item.amount_below"
 ITEM_QUANTITY_WITHIN = "item.quantity_within"  # quantity, range: the facts state a quantity within the item's range
 ITEM_QUANTITY_OUTSIDE = "item.quantity_outside"  # quantity, range: ... outside it
+ITEM_QUANTITY_NOT_STATED = "item.quantity_not_stated"  # substances, range: the facts state no quantity of them
 ITEM_NOT_AN_ELEMENT = "item.not_an_element"  # the item is about the sentence or the classification
 ITEM_VERIFIER = "item.verifier"  # p, threshold, share: the trained item verifier
 ITEM_MODEL = "item.model"  # the LLM's verdict (its reasoning is the model's own text)

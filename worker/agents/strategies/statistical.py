@@ -212,6 +212,10 @@ class StatisticalStrategy(Strategy):
                          f"of {standard.tier} the interpretations set")
             why = reasons.why(reasons.ITEM_AMOUNT_REACHED, amount=yuan_text(support.amount), tier=standard.tier,
                               standard=yuan_text(standard.yuan), source=standard.source)
+        elif support.rule == "quantity" and not support.shown:
+            reasoning = f"not shown: the facts state no quantity of {'、'.join(support.quantity.substances)}"
+            why = reasons.why(reasons.ITEM_QUANTITY_NOT_STATED, substances="、".join(support.quantity.substances),
+                              range=support.quantity.text)
         elif support.rule == "quantity":
             inside = "within" if support.satisfied else "outside"
             reasoning = f"the facts state {support.shown[0]}, {inside} the {support.quantity.text} the item names"

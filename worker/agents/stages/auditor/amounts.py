@@ -146,6 +146,7 @@ def yuan_text(value: float) -> str:
 SUBSTANCES = ("鸦片", "海洛因", "甲基苯丙胺", "冰毒", "氯胺酮", "吗啡", "可卡因", "大麻", "罂粟")
 _GRAMS = {"克": 1.0, "千克": 1000.0, "公斤": 1000.0}
 _QUANTITY_ITEM = re.compile(_NUMBER + r"(千克|公斤|克|株)以上(?:不满" + _NUMBER + r"(千克|公斤|克|株))?")
+_BELOW_ITEM = re.compile(r"不满" + _NUMBER + r"(千克|公斤|克|株)")  # the lowest tier: "鸦片不满二百克"
 
 
 @dataclass(frozen=True)
@@ -165,8 +166,16 @@ class Quantity:
 
 
 def quantity_range(question: str) -> QuantityRange | None:
-    """The quantity a checklist item states for named substances; None when it states none."""
+    """The quantity a checklist item states for named substances ("五十克以上", "十克以上不满五十克", and the lowest
+    tier, "不满十克", from nothing up); None when it states none."""
     m = _QUANTITY_ITEM.search(question)
+    if m is None and (below := _BELOW_ITEM.search(question)):
+        substances = tuple(s for s in SUBSTANCES if s in question[: below.start()])
+        high = _value(below.group(1), None)
+        if not substances or high is None:
+            return None
+        return QuantityRange(substances=substances, unit="株" if below.group(2) == "株" else "g", low=0.0,
+                             high=high * _GRAMS.get(below.group(2), 1.0), text=below.group(0))
     substances = tuple(s for s in SUBSTANCES if s in question[: m.start()]) if m else ()
     if m is None or not substances:
         return None

@@ -422,7 +422,7 @@ class Support:
     shown: tuple[str, ...] = ()  # the concepts, or the anchor word, that showed it
     standard: Standard | None = None  # the amount rule: the standard reached (or, not shown, the one missed)
     amount: float | None = None  # the amount rule: the largest sum the facts state; the quantity rule: the quantity
-    quantity: QuantityRange | None = None  # the quantity rule: the range the item states
+    quantity: QuantityRange | None = None  # the quantity rule: the range the item states (``shown`` empty: none stated)
 
 
 @dataclass(frozen=True)
@@ -594,7 +594,7 @@ class ElementChecker:
                                    amount=found_quantity.value, quantity=wanted))
                 continue
             if wanted is not None:  # a quantity of substances the facts give none of: the act alone does not show it
-                out.append(Support(False, "", round(best, 4), None))
+                out.append(Support(False, "quantity", round(best, 4), None, quantity=wanted))
                 continue
             shown = self._concepts_shown(facts, windows, required, act)
             if shown:
