@@ -61,8 +61,8 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                       gettext_lazy("standard from: %(source)s")),
     codes.ITEM_QUANTITY_WITHIN: Sentence(gettext_lazy("The facts state %(quantity)s, within the %(range)s the element names.")),
     codes.ITEM_QUANTITY_OUTSIDE: Sentence(gettext_lazy("The facts state %(quantity)s, outside the %(range)s the element names.")),
-    codes.ITEM_QUANTITY_NOT_STATED: Sentence(gettext_lazy("The facts state no quantity of %(substances)s: nothing shows "
-                                                          "the %(range)s the element names.")),
+    codes.ITEM_QUANTITY_NOT_STATED: Sentence(gettext_lazy("The facts state no quantity of %(substances)s: "
+                                                          "nothing shows the %(range)s the element names.")),
     codes.ITEM_NOT_AN_ELEMENT: Sentence(gettext_lazy("This item concerns the sentence or the classification, "
                                                  "not an element the facts have to show.")),
     codes.ITEM_NOT_SHOWN: Sentence(gettext_lazy("No sentence of the facts states this element."),

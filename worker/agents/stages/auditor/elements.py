@@ -17,7 +17,7 @@ evidence viewer can quote:
   interpretations set that standard (worker/agents/stages/auditor/amounts.py): the largest sum the facts state reaches
   the lowest standard of one tier the item names;
 - quantity: the item states a quantity of named drugs or plants ("海洛因或者甲基苯丙胺五十克以上",
-  "罂粟五百株以上不满三千株") and the facts state one of those substances in that range (a quantity the facts
+  "罂粟五百株以上不满三千株", "鸦片不满二百克") and the facts state one of those substances in that range (a quantity the facts
   state outside it decides too: the item is then not shown, whatever its words; and when they state no quantity
   of those substances, the act the item names does not show it: a sale of methamphetamine shows no
   "走私、贩卖、运输、制造鸦片二百克以上不满一千克");
