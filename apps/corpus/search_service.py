@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 from django.db import connection, transaction
 
-from apps.corpus.models import Charge, SearchIndex
+from apps.corpus.models import Charge, PrecedentOutcome, SearchIndex
 from lexlib.search.bm25 import BM25Index
 from lexlib.search.embeddings import LSABackend, get_backend
 from lexlib.search.tokenize import Tokenizer, legal_tokenizer_of
@@ -84,8 +84,6 @@ def precedent_word_articles(words) -> AnchorEvidence | None:
     """The articles the precedents cite, over all of them and over those whose facts use each word, from the active
     BM25 index of the precedents and their outcomes (None under MIN_PRECEDENTS_FOR_SHARES: the element check then
     lets every anchor word stand)."""
-    from apps.corpus.models import PrecedentOutcome
-
     index = active_index(SearchIndex.Target.PRECEDENTS, SearchIndex.Method.BM25)
     if index is None:
         return None

@@ -529,10 +529,11 @@ def test_a_quantity_of_a_drug_the_facts_do_not_give_is_not_shown_by_the_act():
     # the lowest tiers ("不满…") are quantities too, from nothing up
     lowest = ["是否走私、贩卖、运输、制造海洛因或者甲基苯丙胺不满十克", "是否走私、贩卖、运输、制造鸦片不满二百克"]
     assert quantity_range(lowest[0]).low == 0 and quantity_range(lowest[0]).high == 10
-    meth, opium = ElementChecker.from_items(lowest, tokenize=lambda text: []).check("被告人张某贩卖甲基苯丙胺0.5克。", lowest)
+    checker = ElementChecker.from_items(lowest, tokenize=lambda text: [])
+    meth, opium = checker.check("被告人张某贩卖甲基苯丙胺0.5克。", lowest)
     assert meth.satisfied and meth.rule == "quantity" and meth.amount == 0.5
     assert not opium.satisfied and opium.rule == "quantity" and not opium.shown
-    assert not ElementChecker.from_items(lowest, tokenize=lambda text: []).check("贩卖甲基苯丙胺12克。", lowest)[0].satisfied
+    assert not checker.check("贩卖甲基苯丙胺12克。", lowest)[0].satisfied
 
 
 def test_the_quantity_is_read_as_the_facts_state_it():
