@@ -1,6 +1,7 @@
 from django.utils.translation import gettext_lazy as _
 
 from apps.corpus.models import Article, ArticleVersion, Charge, ChecklistItem, Interpretation, Precedent
+from apps.corpus.reasons import translate_reason
 
 
 def corpus_counts() -> dict[str, int]:
@@ -96,22 +97,39 @@ def count_rows(counts: dict | None) -> list[tuple[str, int]]:
 
 
 def import_report_view(batch) -> dict | None:
-    """A batch's dry-run report ready for the page: lists cut to REPORT_ROWS, terms in words."""
-    from apps.corpus.services.import_units import term_text
-
+    """A batch's dry-run report ready for the page: lists cut to REPORT_ROWS, terms in words, the reasons,
+    hints and parser notes in the page language (the stored report keeps them in English)."""
     report = batch.report or {}
     if not report.get("counts"):
         return None
     view = {key: report.get(key, []) for key in ("added", "amended", "merged", "refused", "notes")}
     cut = {key: max(0, len(rows) - REPORT_ROWS) for key, rows in view.items()}
     view = {key: rows[:REPORT_ROWS] for key, rows in view.items()}
-    for note in view["notes"]:
-        for outcome in note.get("outcomes", []):
-            # Suspension and fine have their own columns on the page.
-            outcome["term"] = term_text({**outcome, "notes": [], "suspended": False, "fine": None})
+    view["refused"] = _translated(view["refused"])
+    view["notes"] = [{**note, "outcomes": [_outcome_view(outcome) for outcome in note.get("outcomes", [])]}
+                     for note in view["notes"]]
     counts = report["counts"]
     rest = any(counts.get(key) for key in ("added", "amended", "merged", "checklists", "categorised", "aliases"))
     return {**view, "counts": counts, "count_rows": count_rows(counts), "rest": rest, "cut": cut,
-            "hints": report.get("hints", []),
+            "hints": [translate_reason(hint) for hint in report.get("hints", [])],
             "truncated_added": report.get("truncated_added", 0), "needs_confirmation": report.get("needs_confirmation"),
             "publishable": report.get("publishable"), "follow_up": (report.get("follow_up") or {}).get("search")}
+
+
+def _outcome_view(outcome: dict) -> dict:
+    """A parsed outcome for the page: its term in words (suspension and fine have their own columns) and its
+    notes in the page language."""
+    from apps.corpus.services.import_units import term_text
+
+    return {**outcome, "term": term_text({**outcome, "notes": [], "suspended": False, "fine": None}),
+            "notes": [translate_reason(text) for text in outcome.get("notes", [])]}
+
+
+def import_errors_view(batch) -> list[dict]:
+    """Why a batch failed (its stored errors), each reason in the page language."""
+    return _translated(batch.errors or [])
+
+
+def _translated(rows: list[dict]) -> list[dict]:
+    """Report rows ({"line", "reason"}) with the reason translated; the stored rows are left as they are."""
+    return [{**row, "reason": translate_reason(row.get("reason", ""))} for row in rows]
