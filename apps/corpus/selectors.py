@@ -1,4 +1,4 @@
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_lazy as _, pgettext_lazy
 
 from apps.corpus.models import Article, ArticleVersion, Charge, ChecklistItem, Interpretation, Precedent
 from apps.corpus.reasons import translate_reason
@@ -133,3 +133,23 @@ def import_errors_view(batch) -> list[dict]:
 def _translated(rows: list[dict]) -> list[dict]:
     """Report rows ({"line", "reason"}) with the reason translated; the stored rows are left as they are."""
     return [{**row, "reason": translate_reason(row.get("reason", ""))} for row in rows]
+
+
+# The stages an import reports in its progress (the names apps/corpus/services/importing.py passes to its
+# progress callback), in the page language. The cache and `manage.py import_corpus` keep the English name;
+# a name missing here is shown as it is.
+IMPORT_STAGES = {
+    "reading": pgettext_lazy("corpus import stage", "reading"),
+    "checking against the corpus": pgettext_lazy("corpus import stage", "checking against the corpus"),
+    "writing": pgettext_lazy("corpus import stage", "writing"),
+    "updating the graph": pgettext_lazy("corpus import stage", "updating the graph"),
+    "updating the search indexes": pgettext_lazy("corpus import stage", "updating the search indexes"),
+}
+
+
+def import_progress_view(progress: dict | None) -> dict | None:
+    """An import's progress for the page: its stage in the page language (the cached progress is unchanged)."""
+    if not progress:
+        return progress
+    stage = progress.get("stage") or ""
+    return {**progress, "stage": IMPORT_STAGES.get(stage, stage)}

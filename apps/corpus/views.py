@@ -11,7 +11,14 @@ from apps.accounts.permissions import role_required
 from apps.core.jobs import polled_fragment
 from apps.corpus.forms import ImportForm
 from apps.corpus.models import ImportBatch
-from apps.corpus.selectors import corpus_counts, corpus_freshness, count_rows, import_errors_view, import_report_view
+from apps.corpus.selectors import (
+    corpus_counts,
+    corpus_freshness,
+    count_rows,
+    import_errors_view,
+    import_progress_view,
+    import_report_view,
+)
 from apps.corpus.services.importing import ImportOptions
 from apps.corpus.services.uploads import (
     UploadStateError,
@@ -46,7 +53,7 @@ def import_list(request):
 @role_required(Role.ADMIN)
 def import_detail(request, pk: int):
     batch = get_object_or_404(ImportBatch, pk=pk)
-    context = {"batch": batch, "progress": import_progress(batch.pk), "finished": batch.settled,
+    context = {"batch": batch, "progress": import_progress_view(import_progress(batch.pk)), "finished": batch.settled,
                "report": import_report_view(batch), "errors": import_errors_view(batch),
                "written": count_rows(batch.counts)}
     if request.htmx:

@@ -26,6 +26,7 @@ from apps.accounts.selectors import team_list_for
 from apps.audit.services import audit_append
 from apps.cases.models import CaseUpload
 from apps.cases.services.cases import MAX_FACTS_CHARS
+from apps.corpus.reasons import translate_reason
 from lexlib.parsing.documents import extract_text
 from lexlib.parsing.errors import DocumentError
 
@@ -56,8 +57,9 @@ def case_upload_create(*, user: User, team: Team, data: bytes, filename: str) ->
     try:
         extracted = extract_text(data, name, max_bytes=limit)
     except DocumentError as exc:
-        # The parser's reason (English, from apps.corpus) names what is wrong with the file.
-        raise ValidationError({"file": _("The file could not be read: %(reason)s") % {"reason": exc.message}}) from None
+        # The parser writes its reason in English (lexlib); the user reads it in the page language.
+        reason = translate_reason(exc.message)
+        raise ValidationError({"file": _("The file could not be read: %(reason)s") % {"reason": reason}}) from None
     text = extracted.text.strip()
     # The case's own limit, applied now: the user should not correct a text that can never be saved.
     if len(text) > MAX_FACTS_CHARS:
