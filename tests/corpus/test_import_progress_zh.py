@@ -50,10 +50,10 @@ def test_the_detail_page_shows_the_stage_in_the_page_language(personas, stage):
     cache.set(f"corpus-import-progress:{batch.pk}", progress)
     for headers in ({}, {"HTTP_HX_REQUEST": "true"}):  # the whole page and the polled fragment
         chinese = _page(personas, batch, "zh-hans", **headers)
-        assert f"正在检查（试运行：不写入任何内容）: {CHINESE[stage]}…" in chinese
+        assert f"正在检查（试运行：不写入任何内容）：{CHINESE[stage]}…" in chinese
         assert f"Checking (a dry run: nothing is written): {stage}…" in _page(personas, batch, "en", **headers)
     ImportBatch.objects.filter(pk=batch.pk).update(confirmed_at="2026-01-01T00:00:00Z")
-    assert f"正在发布: {CHINESE[stage]}…" in _page(personas, batch, "zh-hans")
+    assert f"正在发布：{CHINESE[stage]}…" in _page(personas, batch, "zh-hans")
     assert cache.get(f"corpus-import-progress:{batch.pk}") == progress, "the cache keeps the English name"
 
 
@@ -61,4 +61,4 @@ def test_the_detail_page_shows_the_stage_in_the_page_language(personas, stage):
 def test_a_stage_the_table_does_not_know_is_shown_as_it_is(personas):
     batch = ImportBatch.objects.create(filename="cases.jsonl", sha256="0" * 64, status="running")
     cache.set(f"corpus-import-progress:{batch.pk}", {"done": 0, "total": 0, "stage": "re-indexing"})
-    assert "正在检查（试运行：不写入任何内容）: re-indexing…" in _page(personas, batch, "zh-hans")
+    assert "正在检查（试运行：不写入任何内容）：re-indexing…" in _page(personas, batch, "zh-hans")
