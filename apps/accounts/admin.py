@@ -229,7 +229,7 @@ class ApiTokenAdmin(LextraceAdminAccess, admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    @admin.action(description="Revoke the selected tokens")
+    @admin.action(description=_("Revoke the selected tokens"))
     def revoke(self, request, queryset):
         from django.core.exceptions import ValidationError
 

@@ -16,6 +16,9 @@ from dataclasses import asdict, dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from django.utils.translation import gettext, gettext_noop, pgettext_lazy
+
+from apps.core.templated import template_pattern
 
 CACHE_KEY = "health-report"
 LOCK_KEY = "health-report:computing"
@@ -143,3 +146,55 @@ def health_report_cached() -> dict:
 def public_view(report: dict) -> dict:
     """What an anonymous caller sees: the status, nothing about components or versions."""
     return {"status": report["status"]}
+
+
+# The health page shows the report in the page language; /healthz, the cache and the logs keep the English.
+STATUS_LABELS = {
+    "ok": pgettext_lazy("system health", "ok"),
+    "degraded": pgettext_lazy("system health", "degraded"),
+    "down": pgettext_lazy("system health", "down"),
+}
+COMPONENT_LABELS = {
+    "database": pgettext_lazy("system health component", "database"),
+    "extensions": pgettext_lazy("system health component", "extensions"),
+    "broker": pgettext_lazy("system health component", "broker"),
+    "worker": pgettext_lazy("system health component", "worker"),
+    "model": pgettext_lazy("system health component", "model"),
+    "redelivery": pgettext_lazy("system health component", "redelivery"),
+}
+# Each detail the checks above write, with %(name)s where they put a value: the msgid of its translation
+# and, as a regular expression, the way to recognise it. A detail none of them matches (an exception's
+# class name, a database version, the extension versions) is shown as it is.
+DETAILS = [gettext_noop(text) for text in (
+    "reachable",
+    "missing: %(names)s",
+    "heartbeats unreadable",
+    "no heartbeat in %(seconds)s s",
+    "%(count)s worker(s) alive",
+    "not configured: statistical strategy",
+    "circuit closed",
+    "circuit state unknown",
+    "circuit open",
+    "circuit half_open",
+    "unknown",
+    "%(count)s unacknowledged beyond %(bound)s s (oldest %(oldest)s s)",
+    "none older than %(bound)s s",
+    "broker down",
+)]
+_DETAIL_PATTERNS = [(template_pattern(text), text) for text in DETAILS]
+
+
+def detail_label(detail: str) -> str:
+    """A check's detail in the active language (the English one when no pattern knows it)."""
+    for pattern, text in _DETAIL_PATTERNS:
+        match = pattern.fullmatch(detail)
+        if match:
+            return gettext(text) % match.groupdict()
+    return detail
+
+
+def report_view(report: dict) -> dict:
+    """The report for the health page: its status and each check's name and detail in the page language."""
+    checks = [{**c, "label": COMPONENT_LABELS.get(c["name"], c["name"]), "detail_label": detail_label(c["detail"])}
+              for c in report.get("checks", [])]
+    return {**report, "status_label": STATUS_LABELS.get(report["status"], report["status"]), "checks": checks}

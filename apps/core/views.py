@@ -7,7 +7,7 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.models import Role
 from apps.accounts.selectors import team_list_for
-from apps.core.health import health_report_cached, public_view
+from apps.core.health import health_report_cached, public_view, report_view
 from apps.core.jobs import polled_fragment
 from apps.core.models import WorkerPing
 from apps.core.selectors import clerk_running, home_work
@@ -44,7 +44,8 @@ def health_page(request):
     report = health_report_cached()
     if not request.user.is_authenticated:
         report = public_view(report)
-    return render(request, "core/health.html", {"report": report}, status=200 if report["status"] != "down" else 503)
+    return render(request, "core/health.html", {"report": report_view(report)},
+                  status=200 if report["status"] != "down" else 503)
 
 
 @require_POST

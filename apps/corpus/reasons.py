@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext, gettext_noop
 
+from apps.core.templated import template_pattern
+
 # A file name (or a field such as "pjjg" of a LeCaRD record) before the reason it qualifies.
 PREFIXED = gettext_noop("%(prefix)s: %(reason)s")
 
@@ -56,7 +58,6 @@ _GROUPS = {
 }
 # Placeholders whose value is itself an English phrase or reason, translated in turn.
 TRANSLATED_PLACEHOLDERS = frozenset({"wanted", "got", "what", "why", "json_error", "reason", "suffix"})
-_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,7 @@ class Row:
 
 
 def _row(template: str) -> Row:
-    parts = _PLACEHOLDER.split(template)  # literal, name, literal, name, …, literal
-    regex = "".join(re.escape(part) if index % 2 == 0 else f"(?P<{part}>{_GROUPS.get(part, '.+?')})"
-                    for index, part in enumerate(parts))
-    return Row(template, re.compile(regex))
+    return Row(template, template_pattern(template, _GROUPS))
 
 
 def _rows(*templates: str) -> tuple[Row, ...]:
@@ -339,3 +337,20 @@ def _fill(row: Row, match: re.Match[str]) -> str:
         return gettext(row.template) % values
     except (KeyError, ValueError, TypeError):  # a broken translation: the English reason is still right
         return match.string
+
+
+# What the search-index follow-up after an import says about each index it brought up to date
+# (apps/corpus/services/indexing.py, search_indexes_follow). The report keeps the English; the import
+# page shows it through translate_follow_up. Kept apart from REASONS: these are outcomes, not refusals.
+FOLLOW_UPS = _rows(
+    gettext_noop("up to date"),
+    gettext_noop("rebuilt over %(count)s documents"),
+    gettext_noop("%(count)s documents added or changed, %(total)s in all"),
+    gettext_noop("%(count)s documents embedded, %(removed)s removed"),
+    gettext_noop("another search index build was running; check the freshness panel"),
+)
+
+
+def translate_follow_up(text: str) -> str:
+    """One stored follow-up outcome or detail in the active language; an unknown one (an exception) as it is."""
+    return _translate(text, FOLLOW_UPS) if text else text

@@ -1,7 +1,7 @@
 from django.utils.translation import gettext_lazy as _, pgettext_lazy
 
 from apps.corpus.models import Article, ArticleVersion, Charge, ChecklistItem, Interpretation, Precedent
-from apps.corpus.reasons import translate_reason
+from apps.corpus.reasons import translate_follow_up, translate_reason
 
 
 def corpus_counts() -> dict[str, int]:
@@ -113,7 +113,33 @@ def import_report_view(batch) -> dict | None:
     return {**view, "counts": counts, "count_rows": count_rows(counts), "rest": rest, "cut": cut,
             "hints": [translate_reason(hint) for hint in report.get("hints", [])],
             "truncated_added": report.get("truncated_added", 0), "needs_confirmation": report.get("needs_confirmation"),
-            "publishable": report.get("publishable"), "follow_up": (report.get("follow_up") or {}).get("search")}
+            "publishable": report.get("publishable"),
+            "follow_up": follow_up_view((report.get("follow_up") or {}).get("search"))}
+
+
+# The state of the search-index follow-up after an import (apps/corpus/services/indexing.py), for the page.
+FOLLOW_UP_STATES = {
+    "followed": _("brought up to date"),
+    "not built": _("not built"),
+    "not affected": _("not affected by this import"),
+    "busy": _("not followed"),
+    "failed": _("failed"),
+}
+
+
+def follow_up_view(follow: dict | None) -> dict | None:
+    """The stored follow-up ({"state", "detail"?, <target>: {<method>: outcome}}) in the page language:
+    the state, each index as (target, method, outcome) and the detail; the stored report stays in English."""
+    if not follow:
+        return None
+    from apps.corpus.models import SearchIndex
+
+    targets, methods = dict(SearchIndex.Target.choices), dict(SearchIndex.Method.choices)
+    indexes = [(targets.get(target, target), methods.get(method, method), translate_follow_up(str(outcome)))
+               for target, parts in follow.items() if isinstance(parts, dict) for method, outcome in parts.items()]
+    state = follow.get("state", "")
+    return {"state": FOLLOW_UP_STATES.get(state, state), "indexes": indexes,
+            "detail": translate_follow_up(follow.get("detail", ""))}
 
 
 def _outcome_view(outcome: dict) -> dict:

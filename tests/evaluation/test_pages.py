@@ -42,3 +42,12 @@ def test_a_finished_run_reloads_the_page_instead_of_a_stale_no_case_yet(personas
     assert response["HX-Refresh"] == "true"
     EvaluationRun.objects.filter(pk=run.pk).update(status=EvaluationRun.Status.RUNNING)
     assert "HX-Refresh" not in personas.client(personas.admin).get(f"/evaluation/{run.pk}/", HTTP_HX_REQUEST="true")
+
+
+def test_the_outcome_statuses_are_in_the_page_language(personas):
+    run = _run_with([("c-1", "某甲盗窃手机一部。")])
+    EvaluationRun.objects.filter(pk=run.pk).update(metrics={"n": 1, "status": {"judged": 1}})
+    zh = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="zh-hans").get(f"/evaluation/{run.pk}/").content.decode()
+    en = personas.client(personas.admin, HTTP_ACCEPT_LANGUAGE="en").get(f"/evaluation/{run.pk}/").content.decode()
+    assert "已裁判 1" in zh and 'status-judged">已裁判<' in zh and "judged 1" not in zh
+    assert "judged 1" in en and 'status-judged">judged<' in en

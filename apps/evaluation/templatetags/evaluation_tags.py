@@ -19,3 +19,11 @@ def num(value) -> str:
 @register.filter
 def signed(value) -> str:
     return "" if value is None else f"{value:+.4f}"
+
+
+@register.filter
+def status_text(value) -> str:
+    """A record's status code (judged, no_evidence, …) in the page language."""
+    from apps.evaluation.selectors import status_label
+
+    return status_label(str(value))
