@@ -150,6 +150,17 @@ def test_a_blood_alcohol_test_of_80_mg_or_more_shows_drunk_driving_and_driving_a
                                  ("经检测其血液酒精含量为每百毫升79.5毫克。", "drunk")])
 
 
+def test_a_take_from_a_pocket_or_a_bag_shows_pickpocketing_and_a_plain_theft_does_not():
+    items = {"pick": "是否扒窃"}
+    _assert_shown(items,
+                  shows=[("被告人在公交车上将坐在其前排的邓某放在挎包内的手机扒走后下车。", "pick"),
+                         ("趁乘客不备，将其背包里装有现金800元的钱包扒走。", "pick"),
+                         ("被告人在地铁车厢内从被害人上衣口袋中窃走手机一部。", "pick"),
+                         ("被告人把手伸进被害人裤兜里偷走钱包一个。", "pick")],
+                  does_not_show=[("被告人撬开被害人家房门，窃得现金5000元。", "pick"),
+                                 ("被告人趁店主不注意，将柜台上的手机拿走。", "pick")])
+
+
 def test_a_past_conviction_recited_in_the_facts_shows_no_element_of_the_present_offence():
     # found in `make demo`: a theft's element was quoted from the sentence reciting the defendant's record
     item = "是否秘密窃取公私财物"

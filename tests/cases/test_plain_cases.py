@@ -24,11 +24,14 @@ def test_the_file_covers_every_charge_defining_demo_article():
     assert len(CASES) >= 20 and wanted <= covered
 
 
-# Known failures, kept visible (strict: a change that fixes one must remove it here). None since the twelfth round:
-# plain-26, a snatched phone, was insufficient_evidence from the ninth round (the demo's Auditor gave 267 P = 0.27
+# Known failures, kept visible (strict: a change that fixes one must remove it here). From the ninth round
+# to the twelfth: plain-26, a snatched phone, was insufficient_evidence (the demo's Auditor gave 267 P = 0.27
 # against its threshold of 0.3) until generic concepts stopped showing items they are a small part of, and the demo's
 # Auditor, trained on those honest items, verified 267 (docs/RESULTS.md, twelfth round).
-KNOWN_FAILURES: set[str] = set()
+# plain-29, a pickpocket's take of 800 yuan (below the amount standard: 扒窃 makes it a theft): the element check shows
+# 扒窃, but the demo's Auditor, fitted on 65 cases, gives 264 P = 0.09 against its threshold and the pipeline refuses
+# (insufficient_evidence, never a wrong charge). The models of the real corpus are not asked here.
+KNOWN_FAILURES: set[str] = {"plain-29"}
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="known failure"))
@@ -85,3 +88,26 @@ def test_a_fraud_whose_sum_and_intent_a_theft_shares_is_not_verified_as_a_theft(
     fraud = next(a for a in bundle.audit.articles if a.key == "266")
     deceived = next(i for i in fraud.items if i.question == "是否使被害人陷入错误认识并自愿交付财物")
     assert not (deceived.satisfied and deceived.why.get("features") == ["人身"]), "naming the victim shows no deception"
+
+
+def test_a_burglary_told_apart_from_a_drunk_drive_is_a_further_act(judging_corpus):
+    """plain-28: the Auditor's rows never saw a second offence told apart, so it rejects the burglary's 264 beside the
+    drunk drive; a separate part ("另查明") most likely theft with the entry shown inside it passes it as a further act,
+    and 133之一's concurrence clause (one act under two articles) does not take the place of a separate act."""
+    case = next(c for c in CASES if c["id"] == "plain-28")
+    bundle = judgment_compute(case=CaseInput(facts=case["fact"], defendants=("周某",), offence_date=dt.date(2019, 4, 12)),
+                              strategy=statistical_strategy())[0]
+    theft = next(a for a in bundle.audit.verified if a.key == "264")
+    assert theft.why["code"] == "article.separate_act" and theft.score < theft.why["threshold"]
+    part = case["fact"].split("另查明")[0]
+    assert any(i.satisfied and i.span_text and i.span_text in part for i in theft.items)
+    assert bundle.judgment.article_keys == ["133-1", "264"]
+
+
+def test_a_single_act_gets_no_further_charge_from_its_parts(judging_corpus):
+    """Without a part of its own most likely the other offence, a rejected article stays rejected: the drunk drive alone
+    (plain-05) is judged 危险驾驶罪 alone and no article passes as a further act."""
+    case = next(c for c in CASES if c["id"] == "plain-05")
+    bundle = judgment_compute(case=CaseInput(facts=case["fact"], defendants=("孙某",), offence_date=dt.date(2018, 12, 20)),
+                              strategy=statistical_strategy())[0]
+    assert not any(a.why.get("code") == "article.separate_act" for a in bundle.audit.articles)

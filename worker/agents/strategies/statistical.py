@@ -150,7 +150,7 @@ class StatisticalStrategy(Strategy):
             tokens = self.tokenize(focus)
             view = {"tokens": tokens, "charges": _ranking(self.charge_model, tokens),
                     "articles": _ranking(self.article_model, tokens),
-                    "vector": _vector(self.charge_model, tokens), "facts": None}
+                    "vector": _vector(self.charge_model, tokens), "facts": None, "parts": None}
             self._views[focus] = view
             while len(self._views) > FOCUS_VIEWS:
                 try:
@@ -267,6 +267,7 @@ class StatisticalStrategy(Strategy):
             a.score = round(float(p), 6)
             a.passed = bool(conduct) and float(p) >= threshold
             decided.append((a, supported, conduct))
+        separate = self._separate_acts(focus, decided)
         # No article reaches the threshold: the best-supported one that defines a charge stands, said as such
         # (chosen on the development split: docs/RESULTS.md); an article with no element shown never does.
         best = None
@@ -317,6 +318,12 @@ class StatisticalStrategy(Strategy):
                             "an amount, the intent, the victim); no element of its own conduct; "
                             f"P = {p:.2f} is not enough alone")
                 a.why = reasons.why(reasons.ARTICLE_NO_CONDUCT, **values)
+            elif a.article_pk in separate:
+                label, part_p, part = separate[a.article_pk]
+                a.reason = (f"below the threshold (P = {p:.2f} < {threshold:.2f}), but a separate part of the facts is "
+                            f"most likely {label} (p = {part_p:.2f}) and shows an element of its conduct: a further act")
+                a.why = reasons.why(reasons.ARTICLE_SEPARATE_ACT, **values, label=label, part_p=round(part_p, 4),
+                                    quote=part[:40])
             elif a is best:
                 a.reason = (f"below the threshold (P = {p:.2f} < {threshold:.2f}) but the most probable candidate with a shown "
                             f"element ({supported}/{len(a.items)} checklist items supported); no candidate reached it")
@@ -327,6 +334,38 @@ class StatisticalStrategy(Strategy):
                             f"checklist items supported" + (f"; carried by {', '.join(k for k, _ in carried)}" if carried else ""))
                 a.why = reasons.why(reasons.ARTICLE_APPLIES if a.passed else reasons.ARTICLE_REJECTED, **values)
             on_decided(a)
+
+    def _separate_acts(self, focus: str, decided) -> dict[int, tuple[str, float, str]]:
+        """Articles the Auditor rejected that pass as a further act: another article defining a charge passed, a
+        separate part of the facts ("另查明…", "二、…") is by the charge classifier most likely a charge of the
+        rejected one (``_part_labels``), and that part shows an element of its own conduct and none of the passed
+        ones' (a separate act, not the same one told again). The Auditor's rows never saw a second offence told
+        apart (its rank-two candidates are mostly wrong), so a burglary beside a drunk drive was rejected. Marks
+        the articles passed; article pk → (label, the part's p, the part)."""
+        passed = [a for a, _, _ in decided if a.passed and a.charges]
+        if not passed:
+            return {}
+        charged = {c for a in passed for c in a.charges}
+        parts = self._part_labels(focus)
+        found: dict[int, tuple[str, float, str]] = {}
+        for a, _, conduct in decided:
+            if a.passed or not conduct or not a.charges or not a.in_force or charged & set(a.charges):
+                continue
+            hit = next(((label, *parts[label]) for c in a.charges for label in self._labels_for(c) if label in parts),
+                       None)
+            start = focus.find(hit[2]) if hit else -1
+            end = start + len(hit[2]) if hit else -1
+
+            def inside(article: ArticleAudit) -> bool:  # an element of the article's own conduct shown in the part
+                return any(shows_conduct(i) and i.span and start <= i.span[0] < end for i in article.items)
+
+            # separate: the part shows this offence's conduct and none of the offences already charged (an
+            # organisation's list of its members' beatings is the organisation's conduct, not a further act)
+            if start < 0 or not inside(a) or any(inside(b) for b in passed):
+                continue
+            a.passed = True
+            found[a.article_pk] = hit
+        return found
 
     def signals(self, focus: str, articles: Sequence[ArticleAudit], research: Research, graph: GraphStore) -> list[dict]:
         """The Auditor's evidence for each candidate (stages/auditor/signals.py): also what training exports."""
@@ -411,7 +450,8 @@ class StatisticalStrategy(Strategy):
                         left[a.article_pk] = ("sibling", {"instead": sibling.label})
                     continue
                 separate[a.article_pk] = act
-            rival = next((c for c in chosen if _concurrent(a, c)), None)
+            # a concurrence clause ("同时构成…依照处罚较重的规定") weighs one act under two articles, not separate acts
+            rival = None if a.article_pk in separate else next((c for c in chosen if _concurrent(a, c)), None)
             if rival is None:
                 chosen.append(a)
             elif _heavier(a, rival):  # one act under two articles with a concurrence clause: the heavier one
@@ -466,7 +506,14 @@ class StatisticalStrategy(Strategy):
 
     def _part_labels(self, focus: str) -> dict[str, tuple[float, str]]:
         """For facts of several separate parts (focus.separate_parts): each part's most likely charge label by the
-        charge classifier, at p ≥ PART_CHARGE_P, with that p and the part (the likelier part where two agree)."""
+        charge classifier, at p ≥ PART_CHARGE_P, with that p and the part (the likelier part where two agree); read
+        once per focused text (the Auditor and the Adjudicator both ask)."""
+        view = self._focus_view(focus)
+        if view["parts"] is None:
+            view["parts"] = self._read_parts(focus)
+        return view["parts"]
+
+    def _read_parts(self, focus: str) -> dict[str, tuple[float, str]]:
         parts = separate_parts(focus) if self.charge_model is not None else []
         found: dict[str, tuple[float, str]] = {}
         for part in parts if len(parts) > 1 else []:
