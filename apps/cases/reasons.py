@@ -81,8 +81,8 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                                         "Auditor agent's threshold, and this one is the most probable of "
                                                         "those with an element shown (%(supported)s of %(total)s).")),
     codes.ARTICLE_SEPARATE_ACT: _article(gettext_lazy(
-        "Applies as a further act: below the Auditor agent's threshold, but a separate part of the facts (“%(quote)s…”) "
-        "is most likely %(label)s (probability %(part_p)s) and shows an element of its conduct.")),
+        "Applies as a further act: below the Auditor agent's threshold, but a separate part of the facts "
+        "(“%(quote)s…”) is most likely %(label)s (probability %(part_p)s) and shows an element of its conduct.")),
     codes.ARTICLE_REJECTED: _article(gettext_lazy("Does not apply: the facts do not fit the offence it defines "
                                                   "(%(supported)s of its %(total)s elements are stated).")),
     codes.ARTICLE_NO_ELEMENT: _article(gettext_lazy("Does not apply: none of its %(total)s elements is shown by the facts.")),

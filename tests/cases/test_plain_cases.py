@@ -108,6 +108,6 @@ def test_a_single_act_gets_no_further_charge_from_its_parts(judging_corpus):
     """Without a part of its own most likely the other offence, a rejected article stays rejected: the drunk drive alone
     (plain-05) is judged 危险驾驶罪 alone and no article passes as a further act."""
     case = next(c for c in CASES if c["id"] == "plain-05")
-    bundle = judgment_compute(case=CaseInput(facts=case["fact"], defendants=("孙某",), offence_date=dt.date(2018, 12, 20)),
-                              strategy=statistical_strategy())[0]
+    bundle = judgment_compute(case=CaseInput(facts=case["fact"], defendants=("孙某",),
+                                             offence_date=dt.date(2018, 12, 20)), strategy=statistical_strategy())[0]
     assert not any(a.why.get("code") == "article.separate_act" for a in bundle.audit.articles)

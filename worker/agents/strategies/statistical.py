@@ -321,7 +321,8 @@ class StatisticalStrategy(Strategy):
             elif a.article_pk in separate:
                 label, part_p, part = separate[a.article_pk]
                 a.reason = (f"below the threshold (P = {p:.2f} < {threshold:.2f}), but a separate part of the facts is "
-                            f"most likely {label} (p = {part_p:.2f}) and shows an element of its conduct: a further act")
+                            f"most likely {label} (p = {part_p:.2f}) and shows an element of its conduct: "
+                            "a further act")
                 a.why = reasons.why(reasons.ARTICLE_SEPARATE_ACT, **values, label=label, part_p=round(part_p, 4),
                                     quote=part[:40])
             elif a is best:
