@@ -162,3 +162,22 @@ def test_a_refusal_reads_in_chinese_on_the_run_and_evidence_pages(personas, judg
         assert result.message not in html
         assert "核验智能体未核验通过任何候选法条" in html or "检索智能体未找到候选法条" in html, url
         assert not english_words(html, _data_words(personas, run)), url
+
+
+@pytest.mark.parametrize("english, chinese", [
+    ("checklist item 17 is not in this evidence bundle", "核查清单要件 17 不在本证据包中"),
+    ("article 264 is not in this evidence bundle", "法条 264 不在本证据包中"),
+    ("precedent 9 is not in this evidence bundle", "判例 9 不在本证据包中"),
+    ("unknown override target 'verdict'", "未知的修改对象 'verdict'"),
+    ("this result has no audited evidence to change", "该结果没有经过核验的证据可供更改"),
+    ("KeyError: 'x'", "KeyError: 'x'"),  # no template knows it: as it came
+])
+def test_a_refused_override_is_said_in_the_page_language(english, chinese):
+    from django.utils import translation
+
+    from apps.review.services.reviews import _override_refused
+
+    with translation.override("zh-hans"):
+        assert _override_refused(english) == chinese
+    with translation.override("en"):
+        assert _override_refused(english) == english

@@ -17,10 +17,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from apps.accounts.models import Role
 from apps.audit.services import audit_append
 from apps.cases.models import DefendantResult, JudgmentRun
+from apps.core.templated import template_pattern
 from apps.review.models import REASON_MAX, Decision, Review, ReviewItem, ReviewOpening, WhatIf
 from apps.review.services.snapshot import snapshot_build, snapshot_changes, snapshot_hash
 from worker.agents.types import ArticleAudit, Bundle
@@ -228,7 +230,7 @@ def whatif_compute(*, review: Review, result: DefendantResult, stored: Bundle | 
         bundle = judgment_whatif(bundle=stored if stored is not None else result.bundle or {}, overrides=overrides,
                                  strategy=review.run.strategy).to_dict()
     except OverrideInvalid as exc:
-        raise ValidationError(str(exc)) from exc
+        raise ValidationError(_override_refused(str(exc))) from exc
     except Exception as exc:  # the model may be unavailable: the what-if says so, nothing is invented
         error = f"{type(exc).__name__}: {exc}"[:2000]
     # Called under the review's row lock (review_item_set, review_item_undo): update, or create.
@@ -239,6 +241,25 @@ def whatif_compute(*, review: Review, result: DefendantResult, stored: Bundle | 
     whatif.overrides_sha256, whatif.bundle, whatif.error = digest, bundle, error
     whatif.save(update_fields=["overrides_sha256", "bundle", "error", "computed_at"])
     return whatif
+
+
+# Why the what-if refused an override (worker/agents/tools/whatif.py writes it in English), for the reviewer's page.
+OVERRIDE_REFUSALS = [gettext_noop(text) for text in (
+    "checklist item %(ref)s is not in this evidence bundle",
+    "article %(ref)s is not in this evidence bundle",
+    "precedent %(ref)s is not in this evidence bundle",
+    "unknown override target %(target)s",
+    "this result has no audited evidence to change",
+)]
+_OVERRIDE_PATTERNS = [(template_pattern(text), text) for text in OVERRIDE_REFUSALS]
+
+
+def _override_refused(reason: str) -> str:
+    """The what-if's refusal in the page language (as it came when no template knows it)."""
+    for pattern, text in _OVERRIDE_PATTERNS:
+        if match := pattern.fullmatch(reason):
+            return _(text) % match.groupdict()
+    return reason
 
 
 # --- coverage: what a reviewer must have looked at before approving ----------------------------
