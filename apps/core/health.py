@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
-from django.utils.translation import gettext, gettext_noop, pgettext_lazy
+from django.utils.translation import gettext_noop, pgettext_lazy
 
-from apps.core.templated import template_pattern
+from apps.core.templated import patterns_of, translated
 
 CACHE_KEY = "health-report"
 LOCK_KEY = "health-report:computing"
@@ -181,16 +181,12 @@ DETAILS = [gettext_noop(text) for text in (
     "none older than %(bound)s s",
     "broker down",
 )]
-_DETAIL_PATTERNS = [(template_pattern(text), text) for text in DETAILS]
+_DETAIL_PATTERNS = patterns_of(DETAILS)
 
 
 def detail_label(detail: str) -> str:
     """A check's detail in the active language (the English one when no pattern knows it)."""
-    for pattern, text in _DETAIL_PATTERNS:
-        match = pattern.fullmatch(detail)
-        if match:
-            return gettext(text) % match.groupdict()
-    return detail
+    return translated(detail, _DETAIL_PATTERNS)
 
 
 def report_view(report: dict) -> dict:

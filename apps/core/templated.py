@@ -7,6 +7,8 @@ a regular expression whose named groups capture the values, recognises a stored 
 
 import re
 
+from django.utils.translation import gettext
+
 PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
 
@@ -16,3 +18,17 @@ def template_pattern(template: str, groups: dict[str, str] | None = None) -> re.
     parts = PLACEHOLDER.split(template)  # literal, name, literal, name, …, literal
     return re.compile("".join(re.escape(part) if index % 2 == 0 else f"(?P<{part}>{(groups or {}).get(part, '.+?')})"
                               for index, part in enumerate(parts)))
+
+
+def patterns_of(templates) -> list[tuple[re.Pattern[str], str]]:
+    """Each template (an English msgid) with the pattern recognising text written from it."""
+    return [(template_pattern(text), text) for text in templates]
+
+
+def translated(text: str, patterns: list[tuple[re.Pattern[str], str]]) -> str:
+    """``text`` in the active language when one of ``patterns`` (``patterns_of``) recognises the whole of it, its
+    values kept; else ``text`` as it came."""
+    for pattern, template in patterns:
+        if match := pattern.fullmatch(text):
+            return gettext(template) % match.groupdict()
+    return text

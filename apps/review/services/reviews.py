@@ -22,7 +22,7 @@ from django.utils.translation import gettext_noop
 from apps.accounts.models import Role
 from apps.audit.services import audit_append
 from apps.cases.models import DefendantResult, JudgmentRun
-from apps.core.templated import template_pattern
+from apps.core.templated import patterns_of, translated
 from apps.review.models import REASON_MAX, Decision, Review, ReviewItem, ReviewOpening, WhatIf
 from apps.review.services.snapshot import snapshot_build, snapshot_changes, snapshot_hash
 from worker.agents.types import ArticleAudit, Bundle
@@ -251,15 +251,12 @@ OVERRIDE_REFUSALS = [gettext_noop(text) for text in (
     "unknown override target %(target)s",
     "this result has no audited evidence to change",
 )]
-_OVERRIDE_PATTERNS = [(template_pattern(text), text) for text in OVERRIDE_REFUSALS]
+_OVERRIDE_PATTERNS = patterns_of(OVERRIDE_REFUSALS)
 
 
 def _override_refused(reason: str) -> str:
     """The what-if's refusal in the page language (as it came when no template knows it)."""
-    for pattern, text in _OVERRIDE_PATTERNS:
-        if match := pattern.fullmatch(reason):
-            return _(text) % match.groupdict()
-    return reason
+    return translated(reason, _OVERRIDE_PATTERNS)
 
 
 # --- coverage: what a reviewer must have looked at before approving ----------------------------
