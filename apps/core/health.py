@@ -18,7 +18,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.utils.translation import gettext_noop, pgettext_lazy
 
-from apps.core.templated import patterns_of, translated
+from apps.core.templated import Translations
 
 CACHE_KEY = "health-report"
 LOCK_KEY = "health-report:computing"
@@ -163,30 +163,24 @@ COMPONENT_LABELS = {
     "redelivery": pgettext_lazy("system health component", "redelivery"),
 }
 # Each detail the checks above write, with %(name)s where they put a value: the msgid of its translation
-# and, as a regular expression, the way to recognise it. A detail none of them matches (an exception's
-# class name, a database version, the extension versions) is shown as it is.
-DETAILS = [gettext_noop(text) for text in (
-    "reachable",
-    "missing: %(names)s",
-    "heartbeats unreadable",
-    "no heartbeat in %(seconds)s s",
-    "%(count)s worker(s) alive",
-    "not configured: statistical strategy",
-    "circuit closed",
-    "circuit state unknown",
-    "circuit open",
-    "circuit half_open",
-    "unknown",
-    "%(count)s unacknowledged beyond %(bound)s s (oldest %(oldest)s s)",
-    "none older than %(bound)s s",
-    "broker down",
-)]
-_DETAIL_PATTERNS = patterns_of(DETAILS)
-
-
-def detail_label(detail: str) -> str:
-    """A check's detail in the active language (the English one when no pattern knows it)."""
-    return translated(detail, _DETAIL_PATTERNS)
+# and the way to recognise it. A detail no template recognises (an exception's class name, a database
+# version, the extension versions) is shown as it is.
+detail_label = Translations(
+    gettext_noop("reachable"),
+    gettext_noop("missing: %(names)s"),
+    gettext_noop("heartbeats unreadable"),
+    gettext_noop("no heartbeat in %(seconds)s s"),
+    gettext_noop("%(count)s worker(s) alive"),
+    gettext_noop("not configured: statistical strategy"),
+    gettext_noop("circuit closed"),
+    gettext_noop("circuit state unknown"),
+    gettext_noop("circuit open"),
+    gettext_noop("circuit half_open"),
+    gettext_noop("unknown"),
+    gettext_noop("%(count)s unacknowledged beyond %(bound)s s (oldest %(oldest)s s)"),
+    gettext_noop("none older than %(bound)s s"),
+    gettext_noop("broker down"),
+)
 
 
 def report_view(report: dict) -> dict:

@@ -20,15 +20,16 @@ def template_pattern(template: str, groups: dict[str, str] | None = None) -> re.
                               for index, part in enumerate(parts)))
 
 
-def patterns_of(templates) -> list[tuple[re.Pattern[str], str]]:
-    """Each template (an English msgid) with the pattern recognising text written from it."""
-    return [(template_pattern(text), text) for text in templates]
+class Translations:
+    """Messages written from these templates (each an English msgid, marked with gettext_noop where it is written
+    so that makemessages keeps it), shown in the active language: calling it with a message gives the translation,
+    its values kept, or the message as it came when no template recognises the whole of it."""
 
+    def __init__(self, *templates: str):
+        self.patterns = [(template_pattern(text), text) for text in templates]
 
-def translated(text: str, patterns: list[tuple[re.Pattern[str], str]]) -> str:
-    """``text`` in the active language when one of ``patterns`` (``patterns_of``) recognises the whole of it, its
-    values kept; else ``text`` as it came."""
-    for pattern, template in patterns:
-        if match := pattern.fullmatch(text):
-            return gettext(template) % match.groupdict()
-    return text
+    def __call__(self, text: str) -> str:
+        for pattern, template in self.patterns:
+            if match := pattern.fullmatch(text):
+                return gettext(template) % match.groupdict()
+        return text

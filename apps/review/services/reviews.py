@@ -22,7 +22,7 @@ from django.utils.translation import gettext_noop
 from apps.accounts.models import Role
 from apps.audit.services import audit_append
 from apps.cases.models import DefendantResult, JudgmentRun
-from apps.core.templated import patterns_of, translated
+from apps.core.templated import Translations
 from apps.review.models import REASON_MAX, Decision, Review, ReviewItem, ReviewOpening, WhatIf
 from apps.review.services.snapshot import snapshot_build, snapshot_changes, snapshot_hash
 from worker.agents.types import ArticleAudit, Bundle
@@ -244,19 +244,13 @@ def whatif_compute(*, review: Review, result: DefendantResult, stored: Bundle | 
 
 
 # Why the what-if refused an override (worker/agents/tools/whatif.py writes it in English), for the reviewer's page.
-OVERRIDE_REFUSALS = [gettext_noop(text) for text in (
-    "checklist item %(ref)s is not in this evidence bundle",
-    "article %(ref)s is not in this evidence bundle",
-    "precedent %(ref)s is not in this evidence bundle",
-    "unknown override target %(target)s",
-    "this result has no audited evidence to change",
-)]
-_OVERRIDE_PATTERNS = patterns_of(OVERRIDE_REFUSALS)
-
-
-def _override_refused(reason: str) -> str:
-    """The what-if's refusal in the page language (as it came when no template knows it)."""
-    return translated(reason, _OVERRIDE_PATTERNS)
+_override_refused = Translations(
+    gettext_noop("checklist item %(ref)s is not in this evidence bundle"),
+    gettext_noop("article %(ref)s is not in this evidence bundle"),
+    gettext_noop("precedent %(ref)s is not in this evidence bundle"),
+    gettext_noop("unknown override target %(target)s"),
+    gettext_noop("this result has no audited evidence to change"),
+)
 
 
 # --- coverage: what a reviewer must have looked at before approving ----------------------------
