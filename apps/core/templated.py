@@ -6,6 +6,7 @@ a regular expression whose named groups capture the values, recognises a stored 
 """
 
 import re
+from dataclasses import dataclass
 
 from django.utils.translation import gettext
 
@@ -20,16 +21,41 @@ def template_pattern(template: str, groups: dict[str, str] | None = None) -> re.
                               for index, part in enumerate(parts)))
 
 
+@dataclass(frozen=True)
+class Row:
+    template: str  # the English message with %(name)s placeholders; the msgid of its translation
+    pattern: re.Pattern[str]  # recognises a message written from it (template_pattern)
+
+
+def rows_of(*templates: str, groups: dict[str, str] | None = None) -> tuple[Row, ...]:
+    """One Row per template (each marked with gettext_noop where it is written, so that makemessages keeps it)."""
+    return tuple(Row(text, template_pattern(text, groups)) for text in templates)
+
+
+def first_match(text: str, rows: tuple[Row, ...]) -> tuple[Row, re.Match[str]] | None:
+    """The first row recognising the whole of ``text``, with its match."""
+    for row in rows:
+        if match := row.pattern.fullmatch(text):
+            return row, match
+    return None
+
+
+def fill(row: Row, match: re.Match[str], values: dict[str, str] | None = None) -> str:
+    """The row's translation filled with the matched values (or ``values``); the message as it came when the
+    translation does not fit them (a broken catalogue entry must not hide a right English message)."""
+    try:
+        return gettext(row.template) % (values if values is not None else match.groupdict())
+    except (KeyError, ValueError, TypeError):
+        return match.string
+
+
 class Translations:
-    """Messages written from these templates (each an English msgid, marked with gettext_noop where it is written
-    so that makemessages keeps it), shown in the active language: calling it with a message gives the translation,
-    its values kept, or the message as it came when no template recognises the whole of it."""
+    """Messages written from these templates, shown in the active language: calling it with a message gives the
+    translation, its values kept, or the message as it came when no template recognises the whole of it."""
 
     def __init__(self, *templates: str):
-        self.patterns = [(template_pattern(text), text) for text in templates]
+        self.rows = rows_of(*templates)
 
     def __call__(self, text: str) -> str:
-        for pattern, template in self.patterns:
-            if match := pattern.fullmatch(text):
-                return gettext(template) % match.groupdict()
-        return text
+        found = first_match(text, self.rows)
+        return fill(*found) if found else text

@@ -20,11 +20,10 @@ shown as it is, in English, never dropped.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from django.utils.translation import gettext, gettext_noop
 
-from apps.core.templated import template_pattern
+from apps.core.templated import Row, fill, first_match, rows_of
 
 # A file name (or a field such as "pjjg" of a LeCaRD record) before the reason it qualifies.
 PREFIXED = gettext_noop("%(prefix)s: %(reason)s")
@@ -60,18 +59,8 @@ _GROUPS = {
 TRANSLATED_PLACEHOLDERS = frozenset({"wanted", "got", "what", "why", "json_error", "reason", "suffix"})
 
 
-@dataclass(frozen=True)
-class Row:
-    template: str  # the English reason with %(name)s placeholders; the msgid of its translation
-    pattern: re.Pattern[str]
-
-
-def _row(template: str) -> Row:
-    return Row(template, template_pattern(template, _GROUPS))
-
-
 def _rows(*templates: str) -> tuple[Row, ...]:
-    return tuple(_row(template) for template in templates)
+    return rows_of(*templates, groups=_GROUPS)
 
 
 # Whole reasons. The first row that matches a reason wins, so a reason that a more general row would
@@ -317,10 +306,11 @@ def translate_reason(text: str) -> str:
 
 
 def _translate(line: str, rows: tuple[Row, ...]) -> str:
-    for row in rows:
-        match = row.pattern.fullmatch(line)
-        if match:
-            return _fill(row, match)
+    found = first_match(line, rows)
+    if found:
+        row, match = found
+        return fill(row, match, {name: _translate(value, _NESTED) if name in TRANSLATED_PLACEHOLDERS else value
+                                 for name, value in match.groupdict().items()})
     # "name.jsonl: <reason>", "pjjg: <reason>", "ValueError: <reason>": keep the prefix, translate the rest.
     prefix, colon, rest = line.partition(": ")
     if colon and prefix and rest:
@@ -328,15 +318,6 @@ def _translate(line: str, rows: tuple[Row, ...]) -> str:
         if translated != rest:
             return gettext(PREFIXED) % {"prefix": prefix, "reason": translated}
     return line
-
-
-def _fill(row: Row, match: re.Match[str]) -> str:
-    values = {name: _translate(value, _NESTED) if name in TRANSLATED_PLACEHOLDERS else value
-              for name, value in match.groupdict().items()}
-    try:
-        return gettext(row.template) % values
-    except (KeyError, ValueError, TypeError):  # a broken translation: the English reason is still right
-        return match.string
 
 
 # What the search-index follow-up after an import says about each index it brought up to date

@@ -54,7 +54,8 @@ def test_every_health_detail_reads_in_chinese_with_its_numbers(detail, chinese, 
 
 def test_every_health_detail_template_has_a_chinese_translation(compiled_catalogs):  # noqa: F811
     with translation.override("zh-hans"):
-        missing = [text for _, text in health.detail_label.patterns if translation.gettext(text) == text]
+        templates = [row.template for row in health.detail_label.rows]
+        missing = [text for text in templates if translation.gettext(text) == text]
     assert not missing, missing
 
 

@@ -80,6 +80,11 @@ def shows_conduct(item: ItemVerdict) -> bool:
     return item.satisfied and item.why.get("code") != reasons.ITEM_AMOUNT_REACHED and not generic_item(item.question)
 
 
+def _conduct_within(article: ArticleAudit, part: tuple[int, int]) -> bool:
+    """Whether an element of the article's own conduct (``shows_conduct``) is shown inside ``part`` of the facts."""
+    return any(shows_conduct(i) and i.span and part[0] <= i.span[0] < part[1] for i in article.items)
+
+
 class StatisticalStrategy(Strategy):
     name = "statistical"
     prejudge_k = PREJUDGE_K
@@ -355,14 +360,10 @@ class StatisticalStrategy(Strategy):
             hit = next(((label, *parts[label]) for c in a.charges for label in self._labels_for(c) if label in parts),
                        None)
             start = focus.find(hit[2]) if hit else -1
-            end = start + len(hit[2]) if hit else -1
-
-            def inside(article: ArticleAudit) -> bool:  # an element of the article's own conduct shown in the part
-                return any(shows_conduct(i) and i.span and start <= i.span[0] < end for i in article.items)
-
+            part = (start, start + len(hit[2])) if hit else (-1, -1)
             # separate: the part shows this offence's conduct and none of the offences already charged (an
             # organisation's list of its members' beatings is the organisation's conduct, not a further act)
-            if start < 0 or not inside(a) or any(inside(b) for b in passed):
+            if start < 0 or not _conduct_within(a, part) or any(_conduct_within(b, part) for b in passed):
                 continue
             a.passed = True
             found[a.article_pk] = hit
