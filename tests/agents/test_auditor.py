@@ -174,6 +174,22 @@ def test_a_past_conviction_recited_in_the_facts_shows_no_element_of_the_present_
     assert checker.check(kept, [item])[0].satisfied, "the act after the recital, in the same sentence, still shows it"
 
 
+def test_a_recital_in_356s_own_words_shows_the_earlier_conviction_and_a_co_defendant_already_sentenced_does_not():
+    # found on the development split: "因犯非法持有毒品罪被判过刑，又犯贩卖毒品罪" (cail18ex-sihuajian-train-03385) was no
+    # recital, since it names no 判处 or 判决; and the "被" of "被告人" must not start one
+    past, theft = "是否因走私、贩卖、运输、制造、非法持有毒品罪被判过刑", "是否秘密窃取公私财物"
+    checker = ElementChecker.from_items([past, theft], tokenize=lambda text: [text])
+    for facts in ("被告人乔某因犯非法持有毒品罪被判过刑，又于2013年11月贩卖海洛因1个。",
+                  "被告人乔某曾因贩卖毒品罪被判刑，2013年11月又贩卖海洛因1个。"):
+        shown = checker.check(facts, [past])[0]
+        assert shown.satisfied and shown.rule == "past", facts
+    assert not checker.check("2013年11月，被告人乔某贩卖海洛因1个。", [past])[0].satisfied
+    # the present deal beside a co-defendant's sentence is no earlier conviction
+    assert not checker.check("2013年11月，被告人乔某因贩卖毒品与被告人张某（已判刑）发生争执。", [past])[0].satisfied
+    # and the recital is masked for the other items
+    assert not checker.check("被告人王某曾因盗窃罪被判刑。2020年王某在家中被抓获。", [theft])[0].satisfied
+
+
 def test_a_generic_concept_shows_an_item_only_when_it_is_most_of_what_the_item_asks():
     # found in `make demo`: a fraud's "使被害人陷入错误认识并自愿交付财物" was shown by "被害人" (the victim, a generic
     # concept), as if naming the victim showed the deception

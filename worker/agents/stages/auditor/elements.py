@@ -638,9 +638,12 @@ class ElementChecker:
 # circumstance (前科, 累犯), not the present offence. An element is not shown by it: a theft's "是否秘密窃取公私财物"
 # was quoted from "被告人王某曾因盗窃罪被判处有期徒刑一年" in `make demo`, the sentence before the theft. Only the
 # recital is masked, not its sentence ("…刑满释放后又于5月3日盗窃…" keeps the act). An administrative detention is
-# left alone: the facts also write it for the present act ("因该案于…被…行政拘留").
-RECITAL = r"因犯?[^，。；：]{1,40}?被[^，。；：]{0,40}?"  # "因(犯)…被(本院)…", then what was ordered
-PAST_CONVICTION = re.compile(RECITAL + r"(?:判处|判决|劳动教养|强制隔离戒毒)")
+# left alone: the facts also write it for the present act ("因该案于…被…行政拘留"). A recital may also say only that
+# a sentence was passed, in the words of 356 ("因犯贩卖毒品罪被判过刑", "被判刑"). The "被" of "被告人" starts none
+# ("因琐事与被告人张某（已判刑）…" tells the present act).
+RECITAL = r"因犯?[^，。；：]{1,40}?被(?!告)[^，。；：]{0,40}?"  # "因(犯)…被(本院)…", then what was ordered
+SENTENCED = r"判处|判决|判过刑|判刑"
+PAST_CONVICTION = re.compile(RECITAL + rf"(?:{SENTENCED}|劳动教养|强制隔离戒毒)")
 
 
 @functools.lru_cache(maxsize=8192)  # asked of every shown item of every candidate: the checklists are few
@@ -663,7 +666,7 @@ def _covered(spans) -> int:
 # An item asking for an earlier conviction ("是否因走私、贩卖、运输、制造、非法持有毒品罪被判过刑", 356's): the recital of
 # such a conviction shows it, and nothing else does (the other items never see the recitals).
 PAST_ITEM = re.compile(r"^是否因(.{1,60}?)罪被判过刑")
-CONVICTED = re.compile(RECITAL + r"(?:判处|判决)")  # a conviction, not an administrative order
+CONVICTED = re.compile(RECITAL + rf"(?:{SENTENCED})")  # a conviction, not an administrative order
 
 
 @functools.lru_cache(maxsize=256)
