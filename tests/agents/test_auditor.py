@@ -174,13 +174,15 @@ def test_a_past_conviction_recited_in_the_facts_shows_no_element_of_the_present_
     assert checker.check(kept, [item])[0].satisfied, "the act after the recital, in the same sentence, still shows it"
 
 
-def test_a_recital_in_356s_own_words_shows_the_earlier_conviction_and_a_co_defendant_already_sentenced_does_not():
+def test_a_recital_in_356s_words_or_its_name_shows_the_earlier_conviction_and_a_co_defendant_sentenced_does_not():
     # found on the development split: "因犯非法持有毒品罪被判过刑，又犯贩卖毒品罪" (cail18ex-sihuajian-train-03385) was no
     # recital, since it names no 判处 or 判决; and the "被" of "被告人" must not start one
     past, theft = "是否因走私、贩卖、运输、制造、非法持有毒品罪被判过刑", "是否秘密窃取公私财物"
     checker = ElementChecker.from_items([past, theft], tokenize=lambda text: [text])
     for facts in ("被告人乔某因犯非法持有毒品罪被判过刑，又于2013年11月贩卖海洛因1个。",
-                  "被告人乔某曾因贩卖毒品罪被判刑，2013年11月又贩卖海洛因1个。"):
+                  "被告人乔某曾因贩卖毒品罪被判刑，2013年11月又贩卖海洛因1个。",
+                  "被告人熊某某因犯贩卖毒品罪，分别于2002年11月20日、2004年1月13日被判处有期徒刑六个月。2015年又贩卖海洛因。",
+                  "2015年8月11日，被告人池某向王某贩卖海洛因0.29克，系毒品再犯。"):
         shown = checker.check(facts, [past])[0]
         assert shown.satisfied and shown.rule == "past", facts
     assert not checker.check("2013年11月，被告人乔某贩卖海洛因1个。", [past])[0].satisfied
