@@ -227,3 +227,21 @@ def test_an_article_whose_shown_items_every_offence_of_its_kind_shares_does_not_
     assert [i.question for i in theft.items if i.satisfied] == ["是否以非法占有为目的"]
     assert not theft.passed and theft.why["code"] == "article.no_conduct" and theft.why["supported"] == 1
     assert by_key["266"].passed and bundle.judgment.charges == ["诈骗罪"]
+
+
+def test_an_item_asking_only_for_an_amount_tier_is_never_the_offences_own_conduct():
+    """Found in an evaluation run: "是否数额巨大" of theft was shown by the words "数额巨大" in the prosecution's view of a
+    snatching, by the terms rule, and counted as theft's own conduct; shown by an amount it already did not."""
+    from worker.agents.reasons import ITEM_AMOUNT_REACHED, ITEM_TERMS_IN_SENTENCE as ITEM_TERMS
+    from worker.agents.stages.auditor.elements import amount_item
+    from worker.agents.strategies.statistical import shows_conduct
+    from worker.agents.types import ItemVerdict
+
+    def shown(question, code=ITEM_TERMS):
+        return ItemVerdict(item_pk=1, order=0, question=question, satisfied=True, score=1.0, reasoning="", why={"code": code})
+
+    assert all(amount_item(q) for q in ("是否数额较大", "是否数额巨大", "是否数额特别巨大"))
+    assert not any(amount_item(q) for q in ("是否盗窃公私财物数额较大", "是否数额较大或者有其他严重情节", "是否情节严重"))
+    assert not shows_conduct(shown("是否数额巨大")) and not shows_conduct(shown("是否数额较大", ITEM_AMOUNT_REACHED))
+    assert shows_conduct(shown("是否盗窃公私财物数额较大")) and shows_conduct(shown("是否多次抢夺"))
+    assert not shows_conduct(ItemVerdict(item_pk=1, order=0, question="是否多次抢夺", satisfied=False, score=0.0, reasoning=""))

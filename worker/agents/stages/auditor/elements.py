@@ -660,6 +660,14 @@ def generic_item(question: str) -> bool:
     return bool(spans) and _covered(spans) >= GENERIC_COVER * len(item_content(question))
 
 
+@functools.lru_cache(maxsize=1024)
+def amount_item(question: str) -> bool:
+    """Whether an item asks only for an amount tier ("是否数额较大", "是否数额巨大"): every property offence has one,
+    however the facts show it (an amount reaching the standard, or the words "数额巨大" in the prosecution's view)."""
+    content = item_content(question)
+    return bool(tiers_named(question)) and not re.sub("|".join(tiers_named(question)), "", content)
+
+
 def _covered(spans) -> int:
     """How many characters the spans cover."""
     return len({i for s, e in spans for i in range(s, e)})
