@@ -86,6 +86,23 @@ def test_a_checklist_for_an_unknown_article_names_the_line():
     assert batch.errors == [{"line": 1, "reason": "no statute text for article 266: import the statutes first"}]
 
 
+def test_a_checklists_article_level_charges_do_not_give_a_provision_its_sub_articles_charge():
+    # found on the development split: 390, the punishment of 行贿罪, was imported as defining 390之一's 对有影响力的人行贿罪
+    # (the checklist's charges are article-level) and judged a plain bribery under that name
+    influence = "为谋取不正当利益，向国家工作人员的近亲属行贿的，处三年以下有期徒刑或者拘役，并处罚金。"
+    do_import(jsonl(statute(390, text="对犯行贿罪的，处五年以下有期徒刑或者拘役，并处罚金。"),
+                    statute(390, sub=1, text=influence, charges=["对有影响力的人行贿罪"]),
+                    statute(155, text="下列行为，以走私罪论处，依照本节的有关规定处罚。")))
+    checklist = {"article": 390, "sub": 0, "key": "390", "label": "第390条", "items": ["是否犯行贿罪"],
+                 "charges": ["对有影响力的人行贿罪"], "related": []}
+    smuggling = {"article": 155, "sub": 0, "key": "155", "label": "第155条", "items": ["是否直接向走私人非法收购"],
+                 "charges": ["走私罪"], "related": []}
+    assert do_import(jsonl(checklist, smuggling), name="checklists.jsonl").status == "published"
+    names = lambda number, sub: sorted(Article.objects.get(number=number, sub=sub).charges.values_list("name", flat=True))
+    assert names(390, 0) == [] and names(390, 1) == ["对有影响力的人行贿罪"]
+    assert names(155, 0) == ["走私罪"], "no sibling defines it: the checklist's list stands"
+
+
 def test_cases_get_one_outcome_per_defendant():
     do_import(jsonl(statute(264)))
     two = case("c-2", fact="被告人王某、赵某共同盗窃财物，赵某另诈骗他人钱款。", defendants=["王某", "赵某"], charges=["盗窃罪", "诈骗罪"], term=None,

@@ -191,6 +191,12 @@ def current_version(article: Article) -> ArticleVersion | None:
     return article.versions.filter(valid_to__isnull=True).first() or article.versions.order_by("-valid_from").first()
 
 
+def sibling_charges(article: Article) -> set[str]:
+    """The charges the other provisions of the same article number define (390之一's for 390, 390's for 390之一)."""
+    siblings = Article.objects.filter(law=article.law_id, number=article.number).exclude(pk=article.pk)
+    return set(Charge.objects.filter(articles__in=siblings).values_list("name", flat=True))
+
+
 def apply_checklists(records: Numbered, *, batch: ImportBatch, amendment: bool = False, progress: Progress = None) -> dict:
     law = _Laws().get(CRIMINAL_LAW)
     charges: dict[str, Charge] = {}
@@ -227,10 +233,14 @@ def apply_checklists(records: Numbered, *, batch: ImportBatch, amendment: bool =
             counts["checklists"] += 1
             counts["items"] += len(items)
         # A checklist's charges are article-level (they include the sub-articles'
-        # charges); the statute provision's own list is precise, so it wins.
+        # charges); the statute provision's own list is precise, so it wins. Without
+        # one, a charge a sibling provision defines is the sibling's: 390 (the
+        # punishment of 行贿罪) does not define 390之一's 对有影响力的人行贿罪.
         if not article.charges.exists():
+            theirs = sibling_charges(article)
             for name in rec.charges:
-                _charge(name, charges, official=True).articles.add(article)
+                if name not in theirs:
+                    _charge(name, charges, official=True).articles.add(article)
         related = [interps[r.interpretation_id] for r in rec.related if r.interpretation_id in interps]
         if related:
             article.interpretations.add(*related)
