@@ -275,10 +275,11 @@ class StatisticalStrategy(Strategy):
             a.passed = bool(conduct) and float(p) >= threshold
             decided.append((a, supported, conduct))
         separate = self._separate_acts(focus, decided)
-        # No article reaches the threshold: the best-supported one that defines a charge stands, said as such
-        # (chosen on the development split: docs/RESULTS.md); an article with no element shown never does.
+        # No article defining a charge reaches the threshold: the best-supported one that defines a charge stands,
+        # said as such (chosen on the development split: docs/RESULTS.md); an article with no element shown never
+        # does. A passed provision defining none (390, the punishment of 行贿罪) gives no judgment alone.
         best = None
-        if self.best_supported_fallback and not any(a.passed for a, _, _ in decided):
+        if self.best_supported_fallback and not any(a.passed and a.charges for a, _, _ in decided):
             best = max((a for a, _, conduct in decided if conduct and a.charges and a.in_force),
                        key=lambda a: (a.score, -a.article_pk), default=None)
             if best is not None:
