@@ -237,11 +237,12 @@ def test_an_item_asking_only_for_an_amount_tier_is_never_the_offences_own_conduc
     from worker.agents.strategies.statistical import shows_conduct
     from worker.agents.types import ItemVerdict
 
-    def shown(question, code=ITEM_TERMS):
-        return ItemVerdict(item_pk=1, order=0, question=question, satisfied=True, score=1.0, reasoning="", why={"code": code})
+    def shown(question, code=ITEM_TERMS, satisfied=True):
+        return ItemVerdict(item_pk=1, order=0, question=question, satisfied=satisfied, score=1.0, reasoning="",
+                           why={"code": code})
 
     assert all(amount_item(q) for q in ("是否数额较大", "是否数额巨大", "是否数额特别巨大"))
     assert not any(amount_item(q) for q in ("是否盗窃公私财物数额较大", "是否数额较大或者有其他严重情节", "是否情节严重"))
     assert not shows_conduct(shown("是否数额巨大")) and not shows_conduct(shown("是否数额较大", ITEM_AMOUNT_REACHED))
     assert shows_conduct(shown("是否盗窃公私财物数额较大")) and shows_conduct(shown("是否多次抢夺"))
-    assert not shows_conduct(ItemVerdict(item_pk=1, order=0, question="是否多次抢夺", satisfied=False, score=0.0, reasoning=""))
+    assert not shows_conduct(shown("是否多次抢夺", satisfied=False))

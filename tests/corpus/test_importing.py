@@ -98,7 +98,9 @@ def test_a_checklists_article_level_charges_do_not_give_a_provision_its_sub_arti
     smuggling = {"article": 155, "sub": 0, "key": "155", "label": "第155条", "items": ["是否直接向走私人非法收购"],
                  "charges": ["走私罪"], "related": []}
     assert do_import(jsonl(checklist, smuggling), name="checklists.jsonl").status == "published"
-    names = lambda number, sub: sorted(Article.objects.get(number=number, sub=sub).charges.values_list("name", flat=True))
+    def names(number, sub):
+        return sorted(Article.objects.get(number=number, sub=sub).charges.values_list("name", flat=True))
+
     assert names(390, 0) == [] and names(390, 1) == ["对有影响力的人行贿罪"]
     assert names(155, 0) == ["走私罪"], "no sibling defines it: the checklist's list stands"
 
