@@ -53,6 +53,8 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
     codes.ITEM_ANCHOR: Sentence(gettext_lazy("The facts name its decisive term: %(word)s.")),
     codes.ITEM_PAST_CONVICTION: Sentence(gettext_lazy("The facts recite an earlier conviction of an offence it "
                                                       "names.")),
+    codes.ITEM_REPEAT_NAMED: Sentence(gettext_lazy("The facts call the defendant a “%(name)s”: an earlier conviction "
+                                                   "of an offence it names, by its legal name; no recital of it.")),
     codes.ITEM_AMOUNT_REACHED: Sentence(gettext_lazy("The facts state %(amount)s, which reaches %(standard)s, the lowest "
                                                      "standard of “%(tier)s” the interpretations set."),
                                         gettext_lazy("standard from: %(source)s")),

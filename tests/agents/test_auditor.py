@@ -181,10 +181,11 @@ def test_a_recital_in_356s_words_or_its_name_shows_the_earlier_conviction_and_a_
     checker = ElementChecker.from_items([past, theft], tokenize=lambda text: [text])
     for facts in ("被告人乔某因犯非法持有毒品罪被判过刑，又于2013年11月贩卖海洛因1个。",
                   "被告人乔某曾因贩卖毒品罪被判刑，2013年11月又贩卖海洛因1个。",
-                  "被告人熊某某因犯贩卖毒品罪，分别于2002年11月20日、2004年1月13日被判处有期徒刑六个月。2015年又贩卖海洛因。",
-                  "2015年8月11日，被告人池某向王某贩卖海洛因0.29克，系毒品再犯。"):
+                  "被告人熊某某因犯贩卖毒品罪，分别于2002年11月20日、2004年1月13日被判处有期徒刑六个月。2015年又贩卖海洛因。"):
         shown = checker.check(facts, [past])[0]
         assert shown.satisfied and shown.rule == "past", facts
+    named = checker.check("2015年8月11日，被告人池某向王某贩卖海洛因0.29克，系毒品再犯。", [past])[0]
+    assert named.satisfied and named.rule == "past_named" and named.shown == ("毒品再犯",), "said so, not recited"
     assert not checker.check("2013年11月，被告人乔某贩卖海洛因1个。", [past])[0].satisfied
     # the present deal beside a co-defendant's sentence is no earlier conviction
     assert not checker.check("2013年11月，被告人乔某因贩卖毒品与被告人张某（已判刑）发生争执。", [past])[0].satisfied

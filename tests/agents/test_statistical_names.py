@@ -296,3 +296,7 @@ def test_a_repeat_offenders_provision_applies_and_is_cited_only_with_an_earlier_
     assert repeat.items[0].span_text.startswith("被告人王某曾因贩卖毒品罪")
     assert repeat.passed and repeat.why["applies"] and repeat.why["covered"] == "第三百四十七条"
     assert judgment.article_keys == ["347", "356"]
+    # the facts may name the circumstance instead of reciting the conviction; the item says which it was
+    repeat, judgment = judged(deal_only + "被告人王某系毒品再犯。")
+    assert repeat.items[0].why == {"code": "item.repeat_named", "name": "毒品再犯"}
+    assert repeat.passed and judgment.article_keys == ["347", "356"]

@@ -22,6 +22,7 @@ def test_every_code_has_a_sentence():
     (reasons.why(reasons.ITEM_ANCHOR, word="扒窃"), "扒窃"),
     (reasons.why(reasons.ITEM_QUANTITY_NOT_STATED, substances="鸦片", range="二百克以上不满一千克"), "未载明鸦片的数量"),
     (reasons.why(reasons.ITEM_PAST_CONVICTION), "曾因该项所列之罪被判刑"),
+    (reasons.why(reasons.ITEM_REPEAT_NAMED, name="毒品再犯"), "案件事实称被告人系“毒品再犯”"),
     (reasons.why(reasons.ARTICLE_REPEAT, applies=True, shown=True, quote="曾因贩卖毒品罪被判处有期徒刑一年",
                  covered="第三百四十七条"), "从重处罚所针对的第三百四十七条适用"),
     (reasons.why(reasons.ARTICLE_REPEAT, applies=False, shown=False, quote="", covered=""), "未载明被告人曾因本条所列之罪被判刑"),

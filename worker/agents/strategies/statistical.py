@@ -231,6 +231,9 @@ class StatisticalStrategy(Strategy):
         elif support.rule == "past":
             reasoning = f"the facts recite an earlier conviction: {support.shown[0]}"
             why = reasons.why(reasons.ITEM_PAST_CONVICTION)
+        elif support.rule == "past_named":
+            reasoning = f"the facts name the defendant's earlier conviction by its legal name: {support.shown[0]}"
+            why = reasons.why(reasons.ITEM_REPEAT_NAMED, name=support.shown[0])
         elif support.rule == "not_an_element":
             reasoning = "about the sentence or the classification, not an element the facts can show"
             why = reasons.why(reasons.ITEM_NOT_AN_ELEMENT)

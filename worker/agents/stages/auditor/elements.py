@@ -419,7 +419,7 @@ CONCEPTS = _concepts()
 @dataclass(frozen=True)
 class Support:
     satisfied: bool
-    rule: str  # terms | concepts | amount | quantity | anchor | past | not_an_element | "" (not shown)
+    rule: str  # terms | concepts | amount | quantity | anchor | past | past_named | not_an_element | "" (not shown)
     share: float  # the best sentence's share of the item's content bigrams
     span: tuple[int, int] | None  # where in the facts
     shown: tuple[str, ...] = ()  # the concepts, or the anchor word, that showed it
@@ -569,10 +569,12 @@ class ElementChecker:
                 continue
             offences = past_offences(question)
             if offences is not None:  # an earlier conviction: shown by a recital of one, naming one of the offences
-                m = next((m for m in recitals if offences[0].search(m.group())), None) or re.search(
-                    re.escape(offences[1] + REPEAT_NAMED), original)
-                sentence = next(((s, e) for s, e, _ in sentences if m and s <= m.start() < e), None)
-                out.append(Support(True, "past", 1.0, sentence, (m.group(),)) if m else Support(False, "", 0.0, None))
+                m = next((m for m in recitals if offences[0].search(m.group())), None)
+                named = None if m else re.search(re.escape(offences[1] + REPEAT_NAMED), original)
+                found = m or named
+                sentence = next(((s, e) for s, e, _ in sentences if found and s <= found.start() < e), None)
+                out.append(Support(True, "past" if m else "past_named", 1.0, sentence, (found.group(),)) if found
+                           else Support(False, "", 0.0, None))
                 continue
             wanted, required, anchors, act = self._item(question)
             best, where = 0.0, None
