@@ -570,11 +570,10 @@ class ElementChecker:
             offences = past_offences(question)
             if offences is not None:  # an earlier conviction: shown by a recital of one, naming one of the offences
                 m = next((m for m in recitals if offences[0].search(m.group())), None)
-                named = None if m else re.search(re.escape(offences[1] + REPEAT_NAMED), original)
-                found = m or named
+                found = m or re.search(re.escape(offences[1] + REPEAT_NAMED), original)
                 sentence = next(((s, e) for s, e, _ in sentences if found and s <= found.start() < e), None)
-                out.append(Support(True, "past" if m else "past_named", 1.0, sentence, (found.group(),)) if found
-                           else Support(False, "", 0.0, None))
+                out.append(Support(True, "past" if found is m else "past_named", 1.0, sentence, (found.group(),))
+                           if found else Support(False, "", 0.0, None))
                 continue
             wanted, required, anchors, act = self._item(question)
             best, where = 0.0, None
@@ -666,8 +665,8 @@ def generic_item(question: str) -> bool:
 def amount_item(question: str) -> bool:
     """Whether an item asks only for an amount tier ("是否数额较大", "是否数额巨大"): every property offence has one,
     however the facts show it (an amount reaching the standard, or the words "数额巨大" in the prosecution's view)."""
-    content = item_content(question)
-    return bool(tiers_named(question)) and not re.sub("|".join(tiers_named(question)), "", content)
+    tiers = tiers_named(question)
+    return bool(tiers) and not re.sub("|".join(tiers), "", item_content(question))
 
 
 def _covered(spans) -> int:
