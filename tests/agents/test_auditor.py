@@ -204,6 +204,21 @@ def test_a_generic_concept_shows_an_item_only_when_it_is_most_of_what_the_item_a
     assert shown_intent.satisfied and shown_intent.shown == ("以非法占有为目的",), "the item is the concept itself"
 
 
+def test_concepts_show_an_alternative_only_when_they_word_a_quarter_of_it():
+    # found in `make demo`: a fraud's facts ("用于赌博挥霍") "showed" 303's "以赌博所得为主要生活来源" by the word 赌博 and
+    # 266's aggravation "针对特殊群体实施诈骗" by the fraud itself; 358's 协助组织 item was shown by any 组织卖淫
+    items = {"telecom": "是否利用电信网络手段或者针对特殊群体实施诈骗", "living": "是否以赌博所得为主要生活来源",
+             "assist": "是否具有其他协助组织他人卖淫行为", "organise": "是否组织他人卖淫", "deceive": "是否虚构事实",
+             "other_invoice": "是否虚开本法第二百零五条规定以外的其他发票"}
+    fraud = "2019年3月，被告人赵某以帮助办理贷款为名，先后骗取被害人钱某人民币5万元，后将款项用于赌博挥霍。"
+    brothel = "被告人潘某招募多名妇女，在其经营的足浴店内组织她们卖淫，从中抽成。"
+    _assert_shown(items,
+                  shows=[(fraud, "deceive"), (brothel, "organise"),
+                         # a reference to a provision is not what the item asks the facts to show
+                         ("被告人刘某在没有实际业务的情况下，为他人虚开普通发票50份，票面金额共计人民币80万元。", "other_invoice")],
+                  does_not_show=[(fraud, "telecom"), (fraud, "living"), (brothel, "assist")])
+
+
 def _assert_shown(items: dict[str, str], shows: list, does_not_show: list) -> None:
     """Each (facts, key) of ``shows`` shows the item ``items[key]``; none of ``does_not_show`` does."""
     checker = ElementChecker.from_items(list(items.values()), tokenize=lambda text: [text])
