@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from training.auditor import decide, fit_auditor, main as auditor_main, row_weights
+from training.auditor import _thresholds, decide, fit_auditor, main as auditor_main, row_weights
 from worker.agents import reasons
 from worker.agents.graph_types import ChecklistEntry
 from worker.agents.models.artefact import ModelIntegrityError
@@ -917,3 +917,13 @@ def test_all_candidates_checked_in_one_pass_get_the_verdicts_of_one_by_one():
         assert article.items == strategy.verify_items(THEFT, article, items)
     assert [len(a.items) for a, _ in pairs] == [3, 3, 0]
     assert any(i.satisfied for i in pairs[1][0].items) and not any(i.satisfied for i in pairs[0][0].items)
+
+
+def test_of_equally_good_thresholds_the_middle_is_taken():
+    # one case: its gold article at P 0.5 with an item shown, another at P 0.1. Every pass threshold from 0.05 to 0.5
+    # cites the gold one alone (the other is no further charge below 0.5), every further-charge threshold ties: the
+    # middle of each plateau is taken, not its edge (the demo's Auditor had refused a plain snatching at the edge)
+    rows = [{"case": "c", "group": "g", "label": label, "signals": {"items_supported": 1}} for label in (1, 0)]
+    accuracy, threshold, multi = _thresholds(rows, np.array([0.5, 0.1]))
+    assert accuracy == 1.0 and threshold == 0.25 and multi == 0.7
+    assert decide(rows, np.array([0.5, 0.1]), 0.55, 0.9) == 0.0  # above the plateau the gold article fails
