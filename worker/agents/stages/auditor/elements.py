@@ -537,7 +537,7 @@ class ElementChecker:
                 named.append((spans, label, shown))
         # Generic concepts stand for an item only when they, with the property it names, are most of what it asks
         # ("将本单位财物非法占为己有"; not the "被害人" of "使被害人陷入错误认识并自愿交付财物"); and any concepts stand for an
-        # alternative only when they word most of it (CONCEPT_COVER: the "诈骗" of "针对特殊群体实施诈骗" is not it).
+        # alternative only when they word a quarter of it (CONCEPT_COVER: the "诈骗" of "针对特殊群体实施诈骗" is not it).
         cover = _covered(worded)
         things = {label for _, label, _ in named} <= THINGS  # the act done with them is checked instead (_act)
         if named and (not things and cover < CONCEPT_COVER * len(item_content(REFERENCE.sub("", text)))
