@@ -114,10 +114,15 @@ def test_an_item_action_answers_htmx_with_fragments_not_a_page(judged_run, perso
 def _strike_a_charge_and_approve(run, reviewer):
     """Strike one verified article (and so its charge) for every defendant it was verified for, then approve."""
     review = review_for_run(run)
-    # The defendant with two verified articles (demo-case-001: 赵某, theft and fraud): the article of the
-    # charge judged is struck, so the what-if judges by the other one.
-    first, article = next((r, a) for r in run.results.order_by("position") if len(_verified(r)) > 1
-                          for a in _verified(r) if a["charges"] and set(a["charges"]) <= set(r.charges))
+    # The defendant with two verified articles (demo-case-001: 赵某, theft and fraud): an article of a charge
+    # judged is struck, so the what-if judges by the other one; one verified for no other defendant where there is
+    # one (王某's only article is theft's: struck, he would be left with no charge).
+    results = list(run.results.order_by("position"))
+    candidates = [(r, a) for r in results if len(_verified(r)) > 1
+                  for a in _verified(r) if a["charges"] and set(a["charges"]) <= set(r.charges)]
+    first, article = next(((r, a) for r, a in candidates
+                           if sum(any(b["article_pk"] == a["article_pk"] for b in _verified(o)) for o in results) == 1),
+                          candidates[0])
     for result in run.results.order_by("position"):
         if any(a["article_pk"] == article["article_pk"] for a in _verified(result)):
             review_item_set(review=review, result=result, target="article", ref=str(article["article_pk"]),
