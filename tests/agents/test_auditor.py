@@ -219,6 +219,17 @@ def test_concepts_show_an_alternative_only_when_they_word_a_quarter_of_it():
                   does_not_show=[(fraud, "telecom"), (fraud, "living"), (brothel, "assist")])
 
 
+def test_an_offence_named_as_the_source_of_proceeds_is_not_the_defendants_act():
+    # found in `make demo`: a receiver's facts "明知系孙某盗窃所得，仍以5000元价格收购" showed 264's 秘密窃取 for him
+    items = {"steal": "是否秘密窃取公私财物", "deceive": "是否虚构事实", "knowing": "是否明知是犯罪所得及其产生的收益"}
+    receiver = "被告人周某明知系孙某盗窃所得，仍以5000元价格收购上述首饰。"
+    cashier = "被告人许某明知卡中钱款系诈骗所得，仍从卡中取出赃款6000元。"
+    _assert_shown(items,
+                  shows=[(receiver, "knowing"), ("被告人孙某入户盗窃现金2万元，后将盗窃所得挥霍。", "steal"),
+                         ("被告人赵某冒充银行职员，骗取被害人钱某人民币5万元。", "deceive")],
+                  does_not_show=[(receiver, "steal"), (cashier, "deceive")])
+
+
 def _assert_shown(items: dict[str, str], shows: list, does_not_show: list) -> None:
     """Each (facts, key) of ``shows`` shows the item ``items[key]``; none of ``does_not_show`` does."""
     checker = ElementChecker.from_items(list(items.values()), tokenize=lambda text: [text])
