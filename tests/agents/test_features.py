@@ -49,6 +49,17 @@ def test_focus_keeps_this_defendants_and_shared_sentences():
     assert focus_facts(fact, "张某", ["张某"]) == fact
 
 
+def test_a_defendant_named_only_as_the_source_of_what_another_received_is_not_told_that_act():
+    # found in `make demo` on the corpus: the thief 孙某 was judged 掩饰、隐瞒犯罪所得罪 by the receiver's sentence
+    fact = ("被告人孙某多次入户盗窃，窃得首饰价值人民币2万元。被告人周某明知系孙某盗窃所得，仍以5000元价格收购上述首饰。"
+            "案发后孙某主动投案。")
+    assert focus_facts(fact, "孙某", ["孙某", "周某"]) == "被告人孙某多次入户盗窃，窃得首饰价值人民币2万元。案发后孙某主动投案。"
+    assert focus_facts(fact, "周某", ["孙某", "周某"]) == "被告人周某明知系孙某盗窃所得，仍以5000元价格收购上述首饰。"
+    # named as a party of the act, or as a defendant himself, he keeps the sentence
+    for kept in ("被告人周某与孙某共同盗窃所得首饰一批。", "被告人周某向被告人孙某收购盗窃所得首饰。"):
+        assert kept in focus_facts(kept, "孙某", ["孙某", "周某"])
+
+
 def test_the_lexicon_round_trips_through_json(tmp_path):
     lexicon = FeatureLexicon.default()
     lexicon.to_json(tmp_path / "lex.json")

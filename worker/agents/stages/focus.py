@@ -13,8 +13,10 @@ def focus_facts(fact: str, defendant: str | None, all_defendants: Sequence[str])
     """The sentences of ``fact`` that concern ``defendant``.
 
     Keeps sentences naming this defendant and sentences naming no defendant
-    (shared context); drops sentences that only name others. Falls back to the
-    whole fact when nothing is left or no defendant is given.
+    (shared context); drops sentences that only name others, and those whose
+    subject is another defendant naming this one only as the source of what it
+    received (``_named_by_other``). Falls back to the whole fact when nothing is
+    left or no defendant is given.
     """
     if not defendant or len(all_defendants) < 2:
         return fact
@@ -23,10 +25,29 @@ def focus_facts(fact: str, defendant: str | None, all_defendants: Sequence[str])
     for sentence in SENTENCE_RE.findall(fact):
         names_self = defendant in sentence
         names_other = any(o in sentence for o in others)
+        if names_self and names_other and _named_by_other(sentence, defendant, others):
+            continue
         if names_self or not names_other:
             kept.append(sentence)
     focused = "".join(kept).strip()
     return focused or fact
+
+
+# A defendant named as the source of what another handled: "明知系孙某盗窃所得" (系, 是 or 为, his name, his act, then 所得).
+PROCEEDS_BEFORE = ("系", "是", "为")
+PROCEEDS_OF = "[^，。；：、]{0,8}?所得"
+SUBJECT_MARK = "被告人"
+
+
+def _named_by_other(sentence: str, defendant: str, others: Sequence[str]) -> bool:
+    """Whether another defendant is the sentence's subject ("被告人周某…", the first defendant it names) and this one is
+    named only as the source of the proceeds that subject handled: "被告人周某明知系孙某盗窃所得，仍予以收购" tells 周某's
+    act (receiving), not 孙某's; 孙某's theft is told where he is the subject."""
+    subject = min(((sentence.find(o), o) for o in others if o in sentence), default=None)
+    if subject is None or subject[0] > sentence.find(defendant) or not sentence[:subject[0]].endswith(SUBJECT_MARK):
+        return False
+    return all(sentence[:m.start()].endswith(PROCEEDS_BEFORE) and re.match(PROCEEDS_OF, sentence[m.end():])
+               for m in re.finditer(re.escape(defendant), sentence))
 
 
 # Where the facts pass to another act: "另查明", an enumeration ("一、", "（二）", "3、"), "第二起"; not an item of a
