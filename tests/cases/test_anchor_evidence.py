@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.django_db]
 
 
 def test_the_evidence_counts_the_precedents_of_the_active_index_and_the_articles_they_cite(judging_corpus, monkeypatch):
-    assert search_service.precedent_word_articles(["盗窃"]) is None, "65 demo precedents are too few to say anything"
+    assert search_service.precedent_word_articles(["盗窃"]) is None, "69 demo precedents are too few to say anything"
     monkeypatch.setattr(search_service, "MIN_PRECEDENTS_FOR_SHARES", 1)
     index = search_service.active_index(SearchIndex.Target.PRECEDENTS, SearchIndex.Method.BM25)
     tokens = search_service._tokenizer_for("").tokens

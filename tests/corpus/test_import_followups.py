@@ -19,6 +19,8 @@ from tests.graph.conftest import DEMO
 
 pytestmark = pytest.mark.django_db
 
+DEMO_CASES = sum(1 for line in (DEMO / "cases.jsonl").read_text(encoding="utf-8").splitlines() if line.strip())
+
 NEW_FACTS = [
     "公诉机关指控：某日凌晨，被告人癸某潜入示范市码头仓储区，用液压钳剪断围栏，盗走紫铜电缆三百米，价值人民币一万八千元。",
     "公诉机关指控：某日下午，被告人癸某某在示范市轮渡候船厅内，趁乘客熟睡之机，扒窃其外衣口袋内现金人民币九百元。",
@@ -43,11 +45,11 @@ def test_an_import_brings_bm25_and_dense_indexes_up_to_date_without_a_full_rebui
     follow = batch.report["follow_up"]["search"]
     assert follow["state"] == "followed" and follow["precedents"]["bm25"].startswith("2 documents added or changed")
     new_bm25 = active("precedents", "bm25")
-    assert new_bm25.pk != old_bm25.pk and new_bm25.documents == Precedent.objects.count() == 67
+    assert new_bm25.pk != old_bm25.pk and new_bm25.documents == Precedent.objects.count() == DEMO_CASES + 2
     target = Precedent.objects.get(fact=NEW_FACTS[0])
     assert bm25_search(target="precedents", query="码头仓储区 紫铜电缆 液压钳", k=1)[0][0] == target.pk
     dense = active("precedents", "dense")
-    assert DenseVector.objects.filter(index=dense, object_id=target.pk).exists() and dense.documents == 67
+    assert DenseVector.objects.filter(index=dense, object_id=target.pk).exists() and dense.documents == DEMO_CASES + 2
     assert all(not (r["behind"] or r["ahead"]) for r in corpus_freshness()["search"])
 
     # The kept tokens give exactly the scores of a full rebuild.
@@ -70,7 +72,7 @@ def test_a_new_charge_name_changes_the_tokenizer_and_every_document_is_tokenized
     batch = corpus_import(data=lines(cail(fact=NEW_FACTS[0], accusation=["示例新罪名"])), filename="n.json",
                           options=ImportOptions(format="cail2018"))
     assert batch.counts["new_charge_names"] == 1
-    assert batch.report["follow_up"]["search"]["precedents"]["bm25"] == "rebuilt over 66 documents"
+    assert batch.report["follow_up"]["search"]["precedents"]["bm25"] == f"rebuilt over {DEMO_CASES + 1} documents"
 
 
 def test_a_failed_follow_up_leaves_the_import_published_and_the_index_visibly_behind(indexed_demo, monkeypatch):
@@ -79,7 +81,7 @@ def test_a_failed_follow_up_leaves_the_import_published_and_the_index_visibly_be
 
     monkeypatch.setattr(indexing, "bm25_index_build", broken)
     batch = corpus_import(data=lines(cail(fact=NEW_FACTS[0])), filename="n.json", options=ImportOptions(format="cail2018"))
-    assert batch.status == "published" and Precedent.objects.count() == 66
+    assert batch.status == "published" and Precedent.objects.count() == DEMO_CASES + 1
     assert batch.report["follow_up"]["search"] == {"state": "failed", "detail": "RuntimeError: disk full"}
     behind = {(r["target"], r["method"]): r["behind"] for r in corpus_freshness()["search"]}
     assert behind[("precedents", "bm25")] == 1 and corpus_freshness()["stale"]

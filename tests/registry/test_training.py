@@ -41,7 +41,7 @@ def test_the_export_is_the_case_schema(demo, tmp_path):
     path = tmp_path / "cases.jsonl"
     count = training_cases_export(path)
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    assert count == len(rows) == 65
+    assert count == len(rows) == len((DEMO / "cases.jsonl").read_text(encoding="utf-8").splitlines())
     theft = next(r for r in rows if r["id"] == "demo-case-001")
     assert theft["defendants"] == ["王某", "赵某"] and "per_defendant" in theft and theft["charges"]
     assert all(r["fact"] and r["charges"] for r in rows)
