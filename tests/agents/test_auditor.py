@@ -230,6 +230,15 @@ def test_an_offence_named_as_the_source_of_proceeds_is_not_the_defendants_act():
                   does_not_show=[(receiver, "steal"), (cashier, "deceive")])
 
 
+def test_a_bracketed_note_on_another_persons_case_shows_nothing():
+    # found on the split: 脱逃罪 for an unlawful detention whose co-offender was "现在…监狱服刑"
+    items = {"held": "是否依法被关押的罪犯、被告人、犯罪嫌疑人", "organ": "是否摘取不满十八周岁的人的器官"}
+    detention = "被告人黄某与曾某（现在江西省某监狱服刑）等人将被害人宁某带至宾馆客房，限制其人身自由两天。"
+    fight = "被告人刘某伙同李某（未成年人，另案处理）持木棍殴打被害人王某，致其轻伤。"
+    _assert_shown(items, shows=[("被告人张某在某监狱服刑期间，趁外出劳动之机逃离监管区域。", "held")],
+                  does_not_show=[(detention, "held"), (fight, "organ")])
+
+
 def _assert_shown(items: dict[str, str], shows: list, does_not_show: list) -> None:
     """Each (facts, key) of ``shows`` shows the item ``items[key]``; none of ``does_not_show`` does."""
     checker = ElementChecker.from_items(list(items.values()), tokenize=lambda text: [text])

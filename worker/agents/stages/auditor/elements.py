@@ -569,7 +569,7 @@ class ElementChecker:
     def check(self, facts: str, questions: Sequence[str], *, article_pk: int | None = None) -> list[Support]:
         """One Support per question; ``article_pk`` names the article the items belong to (for the amount
         standards of its interpretations)."""
-        original, facts = facts, without_past_convictions(facts)
+        original, facts = facts, without_status_notes(without_past_convictions(facts))
         standards = self.standards.get(article_pk, {}) if article_pk is not None else {}
         amount = largest_amount(facts) if standards else None
         sentences = [(m.start(), m.end(), m.group()) for m in SENTENCE_RE.finditer(facts)] or [(0, len(facts), facts)]
@@ -715,6 +715,19 @@ def past_offences(question: str) -> tuple[re.Pattern, str] | None:
 def without_past_convictions(facts: str) -> str:
     """``facts`` with each recital of a past conviction blanked, every position kept."""
     return PAST_CONVICTION.sub(lambda m: "　" * len(m.group()), facts)
+
+
+# A note in brackets on where another person's case stands ("（另案处理）", "（已判刑）", "（未成年人，另案处理）", "（现在江西省
+# 洪都监狱服刑）"): no act of the defendant. On the split 脱逃罪 (316's "是否依法被关押的罪犯") was judged for two defendants
+# of an unlawful detention because a co-offender was "现在…监狱服刑"; on the training cases such notes showed 234's
+# "是否摘取不满十八周岁的人的器官" (a co-offender "未成年人") and 347's "毒品集团首要分子": 15 other articles lose their shown
+# item, no gold one (training/element_coverage.py; docs/RESULTS.md, twenty-fourth round).
+STATUS_NOTE = re.compile(r"[（(][^（）()]{0,12}?(?:另案|已判|判决|服刑|在逃|已死亡|起诉|另行处理|羁押)[^（）()]{0,12}?[）)]")
+
+
+def without_status_notes(facts: str) -> str:
+    """``facts`` with each bracketed note on another person's case blanked, every position kept."""
+    return STATUS_NOTE.sub(lambda m: "　" * len(m.group()), facts)
 
 
 # Words that deny what follows them: "亦无贩卖证据", "没有贩卖", "并未实施", "否认抢劫". Inside an expression the 无
