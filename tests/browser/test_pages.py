@@ -135,6 +135,7 @@ def test_1_implausible_input_is_refused_or_confirmed_and_nothing_is_lost(demo_si
         page.click("#save-case")
     assert "/cases/" in page.url and page.locator("#case-findings").count() == 1
     assert "1997-10-01" in page.inner_text("#case-findings"), "the statute version in force is named"
+    assert "2018" in page.inner_text("#case-findings"), "and the year the facts name, not the offence date's"
     file_case(page, demo_site, title="issue21 english", defendants=["Li"], facts="Li stole a phone 📱 from a shop.")
     assert "不是中文叙述" in page.inner_text("#flash"), "saved, with a warning"
     assert "不是中文叙述" in page.inner_text("#case-findings"), "and warned again before the run"

@@ -16,6 +16,7 @@ from apps.cases.services.intake import (
     BEFORE_COVERAGE,
     DEFENDANT_ABSENT,
     NOT_CHINESE,
+    OTHER_YEAR,
     IntakeUnconfirmed,
     case_intake,
     intake_check,
@@ -72,6 +73,20 @@ def test_coverage_and_language_are_warnings_that_do_not_block(personas, judging_
     assert intake_check(facts=FACTS, offence_date=dt.date(2018, 9, 14), defendants=["王某", "赵某"]) == []
 
 
+def test_an_offence_date_in_a_year_the_facts_never_name_is_warned_about(personas, judging_corpus):
+    # found walking as a clerk: facts of "2021年5月" filed with the offence date 2019-05-01, and no word about it
+    facts = "2021年5月，被告人冯某在某工地盗窃钢管一批，经鉴定价值人民币6500元。被告人冯某曾于2015年因盗窃罪被判刑。"
+    [finding] = intake_check(facts=facts, offence_date=dt.date(2019, 5, 1), defendants=["冯某"])
+    assert finding.code == OTHER_YEAR and finding.field == "offence_date" and not finding.needs_confirmation
+    assert "2015、2021" in finding.message and "2019-05-01" in finding.message
+    assert intake_check(facts=facts, offence_date=dt.date(2021, 5, 3), defendants=["冯某"]) == []
+    assert intake_check(facts="被告人冯某于某日在某工地盗窃钢管一批。", offence_date=dt.date(2019, 5, 1),
+                        defendants=["冯某"]) == [], "facts that name no year are not second-guessed"
+    case, warnings = case_intake(user=personas.staff_a, team=personas.team_a, facts=facts,
+                                 offence_date=dt.date(2019, 5, 1), defendants=["冯某"])
+    assert case.pk and [w.code for w in warnings] == [OTHER_YEAR], "saved, with the warning"
+
+
 def test_the_form_asks_for_the_confirmation_and_keeps_what_was_typed(personas, judging_corpus):
     client = personas.client(personas.staff_a, HTTP_ACCEPT_LANGUAGE="en")
     form = {"team": personas.team_a.pk, "title": "", "offence_date": "2018-09-14", "defendants": "王某\n孙某",
@@ -103,7 +118,7 @@ def test_the_api_uses_the_same_service(personas, judging_corpus):
     created = api.post("/api/v1/cases/", {**body, "offence_date": "1990-01-01", "confirm_absent_defendants": True},
                        format="json")
     assert created.status_code == 201, created.content
-    assert [w["code"] for w in created.json()["warnings"]] == [DEFENDANT_ABSENT, BEFORE_COVERAGE]
+    assert [w["code"] for w in created.json()["warnings"]] == [DEFENDANT_ABSENT, BEFORE_COVERAGE, OTHER_YEAR]
     edit = api.patch(f"/api/v1/cases/{created.json()['id']}/", {"version": 1, "defendants": ["王某", "钱某"]},
                      format="json")
     assert edit.status_code == 400 and edit.json()["needs_confirmation"] == [DEFENDANT_ABSENT]

@@ -7,14 +7,16 @@ Three kinds of finding, one service for the pages and the API:
   whose name does not occur in the facts as a person of its own (a typo, the wrong case pasted, or
   the victim 孙某某 taken for a defendant 孙某). The confirmation is recorded in the case's audit event;
 * a warning that is shown but does not block: an offence date before the statutes on file begin
-  (the version in force then is named), and facts that are not Chinese prose (the pipeline reads
-  Chinese court text; English or emoji facts end in "insufficient evidence"). The case page repeats
-  the warnings beside the run button.
+  (the version in force then is named), an offence date in a year the facts never name while they
+  name others (a date typed wrong selects the wrong version of an article), and facts that are not
+  Chinese prose (the pipeline reads Chinese court text; English or emoji facts end in "insufficient
+  evidence"). The case page repeats the warnings beside the run button.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -34,6 +36,7 @@ DEFENDANT_ABSENT = "defendant_absent"
 FUTURE_DATE = "future_date"
 BEFORE_COVERAGE = "before_coverage"
 NOT_CHINESE = "not_chinese"
+OTHER_YEAR = "other_year"
 # Confirmable findings block saving until the clerk confirms them; the others only warn.
 CONFIRMABLE = frozenset({DEFENDANT_ABSENT})
 # Refused outright at saving; listed as a finding only for a case saved before the rule existed.
@@ -43,6 +46,8 @@ REFUSED = frozenset({FUTURE_DATE})
 # and there are at least this many of them (a court's statement of facts has hundreds).
 CHINESE_SHARE_MIN = 0.6
 CHINESE_CHARS_MIN = 10
+# A year the facts state ("2021年5月", "2019 年"): the offence date should fall in one of them.
+FACT_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})\s*年")
 
 
 @dataclass(frozen=True)
@@ -144,6 +149,14 @@ def intake_check(*, facts: str, offence_date: dt.date | None, defendants: Iterab
             "The offence date is before the statutes on file begin: the earliest version held is %(law)s as in force "
             "from %(date)s. Articles will be applied in that version, which was not yet law on the offence date.")
             % {"law": coverage["law"], "date": date_format(coverage["valid_from"], "Y-m-d")}))
+    years = sorted({int(y) for y in FACT_YEAR.findall(facts)})
+    if offence_date and years and offence_date.year not in years:
+        findings.append(IntakeFinding(OTHER_YEAR, "offence_date", ngettext(
+            "The facts name the year %(years)s but not %(year)d, the year of the offence date %(date)s. Check the "
+            "offence date: it decides which version of each article is applied.",
+            "The facts name the years %(years)s but not %(year)d, the year of the offence date %(date)s. Check the "
+            "offence date: it decides which version of each article is applied.", len(years))
+            % {"years": "、".join(map(str, years)), "year": offence_date.year, "date": offence_date.isoformat()}))
     chinese, share = chinese_share(facts)
     if facts.strip() and (chinese < CHINESE_CHARS_MIN or share < CHINESE_SHARE_MIN):
         findings.append(IntakeFinding(NOT_CHINESE, "facts", _(
