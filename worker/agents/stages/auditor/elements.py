@@ -569,7 +569,7 @@ class ElementChecker:
     def check(self, facts: str, questions: Sequence[str], *, article_pk: int | None = None) -> list[Support]:
         """One Support per question; ``article_pk`` names the article the items belong to (for the amount
         standards of its interpretations)."""
-        original, facts = facts, without_status_notes(without_past_convictions(facts))
+        original, facts = facts, checked_facts(facts)
         standards = self.standards.get(article_pk, {}) if article_pk is not None else {}
         amount = largest_amount(facts) if standards else None
         sentences = [(m.start(), m.end(), m.group()) for m in SENTENCE_RE.finditer(facts)] or [(0, len(facts), facts)]
@@ -712,11 +712,6 @@ def past_offences(question: str) -> tuple[re.Pattern, str] | None:
     return re.compile(f"(?:{'|'.join(map(re.escape, acts))})[^，。；：]{{0,12}}?{re.escape(noun)}"), noun
 
 
-def without_past_convictions(facts: str) -> str:
-    """``facts`` with each recital of a past conviction blanked, every position kept."""
-    return PAST_CONVICTION.sub(lambda m: "　" * len(m.group()), facts)
-
-
 # A note in brackets on where another person's case stands ("（另案处理）", "（已判刑）", "（未成年人，另案处理）", "（现在江西省
 # 洪都监狱服刑）"): no act of the defendant. On the split 脱逃罪 (316's "是否依法被关押的罪犯") was judged for two defendants
 # of an unlawful detention because a co-offender was "现在…监狱服刑"; on the training cases such notes showed 234's
@@ -725,9 +720,13 @@ def without_past_convictions(facts: str) -> str:
 STATUS_NOTE = re.compile(r"[（(][^（）()]{0,12}?(?:另案|已判|判决|服刑|在逃|已死亡|起诉|另行处理|羁押)[^（）()]{0,12}?[）)]")
 
 
-def without_status_notes(facts: str) -> str:
-    """``facts`` with each bracketed note on another person's case blanked, every position kept."""
-    return STATUS_NOTE.sub(lambda m: "　" * len(m.group()), facts)
+@functools.lru_cache(maxsize=64)  # every candidate article of a defendant is checked against the same facts
+def checked_facts(facts: str) -> str:
+    """``facts`` as the items are checked against them: each recital of a past conviction and each bracketed note on
+    another person's case blanked, every position kept."""
+    for pattern in (PAST_CONVICTION, STATUS_NOTE):
+        facts = pattern.sub(lambda m: "　" * len(m.group()), facts)
+    return facts
 
 
 # Words that deny what follows them: "亦无贩卖证据", "没有贩卖", "并未实施", "否认抢劫". Inside an expression the 无
@@ -791,7 +790,7 @@ def _denied_inside(text: str, start: int, end: int) -> bool:
 # 5000元价格收购" (a receiver's facts in `make demo`, shown as his own 秘密窃取). On the training cases (training/
 # element_coverage.py) it takes the shown item from 9 other articles and from no gold one; "来的" also took a theft's
 # own "盗窃来的白酒", so it is left out, and "赃" too ("窝藏赃物" is an act).
-PROCEEDS = re.compile(r"所得")
+PROCEEDS = "所得"
 
 
 def _affirmed(pattern: re.Pattern, text: str):
@@ -799,7 +798,7 @@ def _affirmed(pattern: re.Pattern, text: str):
     (an expression spanning several words, "甲基苯丙胺……亦无贩卖"), do not deny, and that is not followed by
     ``PROCEEDS``; else None."""
     for m in pattern.finditer(text):
-        if m.end() <= m.start() or PROCEEDS.match(text, m.end()):
+        if m.end() <= m.start() or text.startswith(PROCEEDS, m.end()):
             continue
         before = NEGATION.search(text[max(0, m.start() - 2):m.start()])
         inside = m.end() - m.start() > 4 and _denied_inside(text, max(m.start(), m.end() - 4), m.end() - 2)
