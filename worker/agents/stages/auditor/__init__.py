@@ -97,19 +97,20 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
 
 def prune(result: Audit, found: Research, graph: GraphStore) -> Audit:
     """Prune what fails the audit: failed articles, then the candidate precedents and the
-    pre-judged charges that no verified article supports. Resets earlier pruning (a reviewer's
-    what-if re-prunes after changing verdicts)."""
+    pre-judged charges that no verified article supports. A precedent stays when it was convicted
+    of a verified charge or cites a verified article: a corpus may cite one article for another's
+    charge (危险驾驶罪 under 133 where the audit verifies 133-1), and the charge still makes it a
+    precedent. Resets earlier pruning (a reviewer's what-if re-prunes after changing verdicts)."""
     result.pruned, result.verified_cases = [], []
-    failed = {a.article_pk for a in result.articles if not a.passed}
     for a in result.articles:
         if not a.passed:
             result.pruned.append(Pruned("article", a.article_pk, a.reason, reasons.why(reasons.PRUNED_ARTICLE)))
     verified_charges = {c for a in result.verified for c in a.charges}
+    verified_articles = {a.article_pk for a in result.verified}
     nodes = {n.pk: n for n in graph.cases(found.candidate_cases)}
     for pk in found.candidate_cases:
         node = nodes.get(pk)
-        cited = set(node.article_pks) if node else set()
-        if cited and cited <= failed or (node and not set(node.charges) & verified_charges):
+        if node is None or not (set(node.charges) & verified_charges or set(node.article_pks) & verified_articles):
             result.pruned.append(Pruned("case", pk, "none of its articles or charges survived the audit",
                                         reasons.why(reasons.PRUNED_CASE)))
         else:
