@@ -26,7 +26,7 @@ from worker.agents import reasons as codes
 from worker.agents.graph_types import Term
 from worker.agents.models.sentencing import range_kind, serving_shown
 from worker.agents.types import Audit, Bundle, Evidence, Hit, ItemVerdict, Judgment, PlanStep, Research
-from worker.agents.wording import interpretation_line, kind_named, term_of, term_wording
+from worker.agents.wording import duration_en, duration_zh, interpretation_line, kind_named, term_of, term_wording
 
 # --- evidence ----------------------------------------------------------------------------------
 
@@ -107,6 +107,16 @@ def _term_of(term: Term | None) -> dict | None:
             "label": term_label(months, bool(term.life), bool(term.death), term.kind)}
 
 
+def _estimate_of(term: Term) -> dict:
+    """An estimate on the way to the term (the term model's, the blend with the precedents) as ``_term_of`` gives
+    it, worded as a length only: the kind (拘役, 有期徒刑) is the law's, fixed with the verified articles' range, and
+    an estimate of 11 months for an article providing detention only is no "有期徒刑十一个月"."""
+    out = _term_of(term)
+    if not (term.life or term.death) and out["months"]:
+        out["label"] = (duration_zh if _wording_language() == "zh" else duration_en)(out["months"])
+    return out
+
+
 def _term_basis(judgment: Judgment | None) -> dict:
     """The judgment's term basis (worker.agents.models.sentencing.term_basis) as the evidence viewer shows it:
     each statutory range in words, the amount against its standard, the circumstances with their sentences,
@@ -128,9 +138,9 @@ def _term_basis(judgment: Judgment | None) -> dict:
     model, precedents = basis.get("model"), basis.get("precedents")
     return {"source": basis.get("source", "statistical"), "ranges": ranges, "amount": basis.get("amount"),
             "circumstances": list(basis.get("circumstances") or []),
-            "model": _term_of(Term(**model)) if model else None,
+            "model": _estimate_of(Term(**model)) if model else None,
             "precedents": dict(precedents, share_pct=f"{round(100 * precedents['share'])} %") if precedents else None,
-            "term": _term_of(Term(**basis["term"])) if basis.get("term") else None,
+            "term": _estimate_of(Term(**basis["term"])) if basis.get("term") else None,
             "capped": _term_of(Term(**basis["capped"])) if basis.get("capped") else None,
             "raised": _term_of(Term(**basis["raised"])) if basis.get("raised") else None,
             "raised_tier": basis.get("raised_tier", ""), "raised_remaining": bool(basis.get("raised_remaining")),

@@ -321,6 +321,29 @@ def test_the_term_basis_of_a_language_model_says_the_model_proposed_the_term(lan
     assert ("the term is capped there" if lang == "en" else "刑期以此为上限") in capped
 
 
+@pytest.mark.parametrize("lang, said, unsaid", [("en", "The term model estimated 11 months from", "11 months of"),
+                                                ("zh-hans", "估计为十一个月；", "有期徒刑十一个月")])
+def test_the_term_models_estimate_is_a_length_the_kind_is_the_laws(compiled_catalogs, lang, said, unsaid):
+    # Drunk driving (133-1) provides detention only: an estimate of 11 months is not "有期徒刑十一个月".
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from apps.cases.evidence import _term_basis
+    from worker.agents.graph_types import Term
+    from worker.agents.models.sentencing import term_basis
+    from worker.agents.types import Judgment, Status
+
+    basis = term_basis("被告人赵某醉酒后驾驶小型轿车，血液酒精含量为186mg/100ml。", [("133-1", "第一百三十三条之一",
+                       "醉酒驾驶机动车的，处拘役，并处罚金。")], {}, model=Term(months=11), precedent_months=(2, 3, 5),
+                       share=0.4, term=Term(months=7))
+    capped = {"months": 6, "life": False, "death": False, "kind": "detention"}
+    with translation.override(lang):
+        html = render_to_string("cases/_term_basis.html", {"b": _term_basis(Judgment(
+            status=Status.JUDGED, term=Term(months=6, kind="detention"), term_basis={**basis, "capped": capped}))})
+    assert said in html and unsaid not in html
+    assert ("at most 6 months of criminal detention" if lang == "en" else "最高可判拘役六个月") in html
+
+
 @pytest.mark.parametrize("lang, said", [("en", "remained of the sentence being served"),
                                         ("zh-hans", "尚余有期徒刑十四年十个月未执行")])
 def test_the_term_basis_says_a_term_was_raised_to_the_remaining_sentence(compiled_catalogs, lang, said):
