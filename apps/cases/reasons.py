@@ -143,24 +143,24 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
         else Sentence(gettext_lazy("The judgment names no charge."))),
     codes.JUDGMENT_TERM_CAPPED: lambda v: (
         Sentence(gettext_lazy("Term capped at %(months)s months, the maximum of combined punishment (Article 69); "
-                              "the term model estimated %(predicted)s months.")) if v.get("basis") == "combined"
+                              "the estimate was %(predicted)s months.")) if v.get("basis") == "combined"
         else Sentence(gettext_lazy("Term capped at %(months)s months, the most a term combined with the remaining "
-                                   "sentence may reach (Articles 69 and 71); the term model estimated %(predicted)s "
+                                   "sentence may reach (Articles 69 and 71); the estimate was %(predicted)s "
                                    "months.")) if v.get("basis") == "remaining"
         else Sentence(gettext_lazy("Term capped at %(months)s months, the statutory maximum of the verified articles; "
-                                   "the term model estimated %(predicted)s months."))),
+                                   "the estimate was %(predicted)s months."))),
     codes.JUDGMENT_TERM_RAISED: lambda v: (
         Sentence(gettext_lazy("Term raised to %(months)s months, the remaining sentence the facts state: the new term "
-                              "is combined with it (Articles 69 and 71); the term model estimated %(predicted)s "
+                              "is combined with it (Articles 69 and 71); the estimate was %(predicted)s "
                               "months."))
         if v.get("basis") == "remaining"
         else Sentence(gettext_lazy("Term raised to %(months)s months, the least the verified article provides for an "
                                    "amount of %(tier)s, which the facts reach in every region: the facts show no "
-                                   "ground for a sentence below it; the term model estimated %(predicted)s months."))
+                                   "ground for a sentence below it; the estimate was %(predicted)s months."))
         if v.get("tier")
         else Sentence(gettext_lazy(
             "Term raised to %(months)s months, the least the verified articles provide: the facts show no ground for "
-            "a sentence below it; the term model estimated %(predicted)s months."))),
+            "a sentence below it; the estimate was %(predicted)s months."))),
     codes.JUDGMENT_SEPARATE_ACT: Sentence(gettext_lazy("%(charge)s is added as a further charge: a separate part of "
                                                        "the facts (“%(quote)s…”) is most likely this offence, and "
                                                        "%(article)s passed the Auditor agent."),

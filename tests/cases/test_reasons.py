@@ -94,7 +94,7 @@ def test_an_unknown_code_or_broken_values_fall_back_to_the_free_text():
     ([reasons.why(reasons.JUDGMENT_NOTHING_VERIFIED)], "核验智能体未核验通过任何候选法条。"),
     ([reasons.why(reasons.JUDGMENT_NO_CANDIDATE)], "检索智能体未找到候选法条"),
     ([reasons.why(reasons.JUDGMENT_TERM_CAPPED, months=6, predicted=12, basis="maximum")],
-     "刑期以经核验法条的法定最高刑 6 个月为限；刑期模型的估计为 12 个月"),
+     "刑期以经核验法条的法定最高刑 6 个月为限；此前估计的刑期为 12 个月"),
     ([reasons.why(reasons.JUDGMENT_TERM_CAPPED, months=240, predicted=310, basis="combined")], "数罪并罚（第六十九条）"),
     ([reasons.why(reasons.JUDGMENT_TERM_CAPPED, months=300, predicted=400, basis="remaining")], "与余刑并罚"),
     ([reasons.why(reasons.JUDGMENT_TERM_RAISED, months=36, predicted=20)], "刑期提高至经核验法条规定的最低刑 36 个月"),
