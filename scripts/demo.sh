@@ -17,10 +17,11 @@ unset DB_OWNER_PASSWORD
 python manage.py collectstatic --noinput >/dev/null
 log "loading the demo corpus (apps/corpus/demo; illustrative, written for Lextrace)"
 python manage.py import_corpus apps/corpus/demo --no-progress
-python manage.py build_search_indexes --if-missing >/dev/null
-python manage.py build_graph --if-missing >/dev/null
+# Built once, and again when the demo corpus changed (a new checkout's records): never silently stale.
+python manage.py build_search_indexes --if-outdated >/dev/null
+python manage.py build_graph --if-outdated >/dev/null
 python manage.py train_statistical --cases apps/corpus/demo/cases.jsonl --statutes apps/corpus/demo/statutes.jsonl \
-    --checklists apps/corpus/demo/checklists.jsonl --no-dev-split --if-missing >/dev/null
+    --checklists apps/corpus/demo/checklists.jsonl --no-dev-split --if-outdated >/dev/null
 # The demo's reviewer and admin sign in with their password only, unless LEXTRACE_OTP_ROLES is set:
 # everywhere else reviewers and administrators also give a TOTP code (apps/accounts/second_factor.py).
 export LEXTRACE_OTP_ROLES="${LEXTRACE_OTP_ROLES-}"

@@ -56,6 +56,17 @@ def graph_freshness() -> dict:
             "documents": with_features, "behind": max(0, total - with_features) if build else total}
 
 
+def search_indexes_current() -> bool:
+    """Every search index (BM25 and dense, over articles and over precedents) is active and holds the corpus."""
+    return all(r["built"] and not (r["behind"] or r["ahead"]) for r in search_index_freshness())
+
+
+def graph_current() -> bool:
+    """A graph has been built and every precedent has its ontology features."""
+    graph = graph_freshness()
+    return graph["built"] and not graph["behind"]
+
+
 def corpus_freshness() -> dict:
     """Search indexes, graph and statistical models against the corpus: nothing may be silently stale."""
     from apps.registry.selectors import models_freshness

@@ -39,6 +39,12 @@ def models_freshness() -> dict:
             "running": running}
 
 
+def models_current() -> bool:
+    """Every kind of statistical model has an active version, trained after the last import that changed the corpus."""
+    kinds = set(ModelVersion.objects.filter(active=True).values_list("kind", flat=True))
+    return set(ModelVersion.Kind.values) <= kinds and models_freshness()["state"] == "fresh"
+
+
 def _trained_at(version: ModelVersion):
     runs = [r.started_at for r in version.training_runs.all() if r.started_at]
     return min(runs) if runs else version.created_at

@@ -142,3 +142,37 @@ def test_a_dry_run_of_interpretations_reports_counts_and_writes_nothing(db):
     report = corpus_check(files=[("interpretations.jsonl", jsonl(interp))], options=ImportOptions())
     assert report["counts"] == {"added": 1, "unchanged": 0, "links": 1, "refused": 0}
     assert Interpretation.objects.count() == 0
+
+
+def test_the_demo_rebuilds_search_indexes_only_when_they_are_behind_the_corpus(indexed_demo, monkeypatch, capsys):
+    from apps.corpus.selectors import search_indexes_current
+
+    before = active("precedents", "bm25").pk
+    call_command("build_search_indexes", "--if-outdated")
+    assert "nothing to do" in capsys.readouterr().out and active("precedents", "bm25").pk == before
+
+    def broken(**kwargs):
+        raise RuntimeError("disk full")
+
+    with monkeypatch.context() as m:  # the follow-up fails: the new precedent is in no index
+        m.setattr(indexing, "bm25_index_build", broken)
+        corpus_import(data=lines(cail(fact=NEW_FACTS[0])), filename="n.json", options=ImportOptions(format="cail2018"))
+    assert not search_indexes_current()
+    call_command("build_search_indexes", "--if-outdated")
+    assert "nothing to do" not in capsys.readouterr().out
+    assert search_indexes_current() and active("precedents", "bm25").documents == DEMO_CASES + 1
+
+
+def test_models_are_current_only_when_every_kind_was_trained_after_the_corpus_last_changed(db):
+    from apps.corpus.selectors import graph_current
+    from apps.registry.selectors import models_current
+
+    assert not graph_current()  # nothing built yet
+    kinds = list(ModelVersion.Kind.values)
+    for kind in kinds[:-1]:
+        ModelVersion.objects.create(kind=kind, model_id=f"{kind}-x", artefact_dir="/nonexistent", active=True)
+    assert not models_current()  # one kind missing
+    ModelVersion.objects.create(kind=kinds[-1], model_id=f"{kinds[-1]}-x", artefact_dir="/nonexistent", active=True)
+    assert models_current()
+    corpus_import(data=lines(cail(fact=NEW_FACTS[0])), filename="n.json", options=ImportOptions(format="cail2018"))
+    assert not models_current()  # the demo's `train_statistical --if-outdated` trains again

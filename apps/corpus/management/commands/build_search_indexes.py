@@ -10,13 +10,14 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--dense", default=DEFAULT_DENSE_BACKEND, help="lsa (trained here, default), e5 or openai")
-        parser.add_argument("--if-missing", action="store_true", help="do nothing when active indexes exist")
+        parser.add_argument("--if-outdated", action="store_true",
+                            help="do nothing when every index is active and holds the whole corpus")
 
-    def handle(self, *args, dense, if_missing, **options):
-        from apps.corpus.models import SearchIndex
+    def handle(self, *args, dense, if_outdated, **options):
+        from apps.corpus.selectors import search_indexes_current
 
-        if if_missing and SearchIndex.objects.filter(active=True, target__in=["articles", "precedents"]).count() == 4:
-            self.stdout.write("search indexes present; nothing to do")
+        if if_outdated and search_indexes_current():
+            self.stdout.write("search indexes hold the corpus; nothing to do")
             return
         start = time.perf_counter()
         try:

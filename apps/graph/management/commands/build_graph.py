@@ -13,15 +13,16 @@ class Command(BaseCommand):
         parser.add_argument("--resolution", type=float, default=DEFAULTS["resolution"], help="Leiden resolution")
         parser.add_argument("--seed", type=int, default=DEFAULTS["seed"])
         parser.add_argument("--dim", type=int, default=DEFAULTS["dim"], help="ontology embedding dimension")
-        parser.add_argument("--if-missing", action="store_true", help="do nothing when a graph has been built")
+        parser.add_argument("--if-outdated", action="store_true",
+                            help="do nothing when a graph has been built and every precedent has its features")
         parser.add_argument("--features", choices=["statistical", "llm"], default="statistical",
                             help="ontology feature extraction: the lexicon (default) or the configured LLM server")
 
-    def handle(self, *args, k, resolution, seed, dim, if_missing, features, **options):
-        from apps.graph.models import GraphBuild
+    def handle(self, *args, k, resolution, seed, dim, if_outdated, features, **options):
+        from apps.corpus.selectors import graph_current
 
-        if if_missing and GraphBuild.objects.filter(status=GraphBuild.Status.DONE).exists():
-            self.stdout.write("graph present; nothing to do")
+        if if_outdated and graph_current():
+            self.stdout.write("graph holds the corpus; nothing to do")
             return
         start = time.perf_counter()
 

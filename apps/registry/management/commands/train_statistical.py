@@ -12,7 +12,8 @@ class Command(BaseCommand):
         parser.add_argument("--statutes", help="statutes JSONL (for the verifier and the intent classifier)")
         parser.add_argument("--checklists", help="checklists JSONL (for the verifier)")
         parser.add_argument("--out", help="artefact directory (default: a new one under MEDIA_ROOT/models)")
-        parser.add_argument("--if-missing", action="store_true", help="do nothing when every kind has an active model")
+        parser.add_argument("--if-outdated", action="store_true",
+                            help="do nothing when every kind has an active model trained after the corpus last changed")
         parser.add_argument("--no-dev-split", action="store_true",
                             help="hold out a 10 %% hash split instead of the development split (a small corpus such as the demo's)")
         parser.add_argument("--no-auditor", action="store_true", help="skip the learned Auditor (its training runs the pipeline)")
@@ -20,13 +21,12 @@ class Command(BaseCommand):
                             help="training cases per charge for the Auditor's rows (default 40; fewer is faster)")
         parser.add_argument("--workers", type=int, default=1, help="processes for the Auditor's training rows (default 1)")
 
-    def handle(self, *args, cases, statutes, checklists, out, if_missing, no_dev_split=False, no_auditor=False, workers=1,
-               auditor_per_charge=None, **options):
-        from apps.registry.models import ModelVersion
+    def handle(self, *args, cases, statutes, checklists, out, if_outdated, no_dev_split=False, no_auditor=False,
+               workers=1, auditor_per_charge=None, **options):
+        from apps.registry.selectors import models_current
 
-        wanted = set(ModelVersion.Kind.values)
-        if if_missing and wanted <= set(ModelVersion.objects.filter(active=True).values_list("kind", flat=True)):
-            self.stdout.write("statistical models present; nothing to do")
+        if if_outdated and models_current():
+            self.stdout.write("statistical models are trained on the current corpus; nothing to do")
             return
         trained = statistical_models_train(cases=cases, out=out, statutes=statutes, checklists=checklists,
                                            extra_args=["--no-dev-split"] if no_dev_split else [], auditor=not no_auditor,
