@@ -33,9 +33,14 @@ def _clerk_work(user: User) -> dict:
     from apps.cases.selectors import case_search
     from apps.review.models import Review
 
+    from apps.review.selectors import review_outcomes
+
     mine = _my_runs(user)
     returned = list(mine.filter(review__status=Review.Status.RETURNED).select_related("review")
                     .order_by("-review__updated_at")[:LIST_SIZE])
+    # What the reviewer wrote when returning each run: the rework starts from it.
+    outcomes = review_outcomes([run.pk for run in returned])
+    returned = [{"run": run, "decision": outcomes.get(run.pk, {}).get("decision")} for run in returned]
     decided = list(mine.filter(review__status__in=[Review.Status.APPROVED, Review.Status.REJECTED])
                    .select_related("review").order_by("-review__updated_at")[:LIST_SIZE])
     cases = list(case_search(user=user).filter(created_by=user).defer("facts")[:LIST_SIZE])

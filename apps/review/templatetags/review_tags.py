@@ -4,21 +4,22 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 
 from apps.accounts.models import Role
-from apps.review.models import Review
 from apps.review.services.holds import hold_active
 
 register = template.Library()
 
 
 @register.inclusion_tag("review/_case_panel.html", takes_context=True)
-def case_review_panel(context, case):
-    """On a case's page: its legal hold (with set/release for reviewers and admins) and its runs' reviews."""
+def case_review_panel(context, case, runs):
+    """On a case's page: its legal hold (with set/release for reviewers and admins) and its runs' reviews, each with
+    its standing decision and the reviewer's reason. ``runs``: the page's rows of runs, each with its review outcome
+    (apps.review.selectors.review_outcomes), newest first."""
     user = context["request"].user
     return {
         "case": case, "hold": hold_active(case), "request": context["request"], "csrf_token": context.get("csrf_token"),
         "can_hold": user.has_role(Role.REVIEWER) or user.has_role(Role.ADMIN),
         "is_reviewer": user.has_role(Role.REVIEWER),
-        "reviews": Review.objects.filter(run__case=case).select_related("run").order_by("-run__created_at"),
+        "reviews": [row["review"] for row in runs if row["review"]],
     }
 
 
