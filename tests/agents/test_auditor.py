@@ -949,9 +949,10 @@ def test_of_equally_good_thresholds_the_middle_is_taken():
     assert decide(rows, np.array([0.5, 0.1]), 0.55, 0.9) == 0.0  # above the plateau the gold article fails
 
 
-def test_a_precedent_of_a_verified_charge_stays_though_the_corpus_cites_it_under_another_article():
-    # CAIL-style corpora cite 危险驾驶罪 under 133; the audit verifies 133-1 and fails 133. A precedent
-    # convicted of the verified charge is still a precedent; one of 交通肇事罪 under the failed 133 is not.
+def test_a_precedent_cited_under_the_article_of_a_verified_sub_article_stays():
+    # CAIL-style corpora cite 危险驾驶罪 under 133; the audit verifies 133-1 and fails 133. A precedent convicted of
+    # the verified charge under that number is still a precedent; one of 交通肇事罪, or one whose only cited article
+    # failed for itself (264), is not.
     from worker.agents.stages.auditor import prune
     from worker.agents.testing.memory_store import InMemoryGraphStore
     from worker.agents.types import Audit
@@ -959,14 +960,19 @@ def test_a_precedent_of_a_verified_charge_stays_though_the_corpus_cites_it_under
     graph = InMemoryGraphStore()
     graph.add_article(1, 133, charges=["交通肇事罪"])
     graph.add_article(2, 133, sub=1, charges=["危险驾驶罪"])
+    graph.add_article(3, 264, charges=["盗窃罪"])
     graph.add_case(10, "drunk", charges=["危险驾驶罪"], article_pks=[1])
     graph.add_case(11, "accident", charges=["交通肇事罪"], article_pks=[1])
-    graph.add_case(12, "renamed", charges=["醉酒驾驶罪"], article_pks=[2])
-    failed = ArticleAudit(1, "133", "第一百三十三条", ["交通肇事罪"], 1, "", True, passed=False, reason="no item")
+    graph.add_case(12, "miscited", charges=["危险驾驶罪"], article_pks=[3])
+    graph.add_case(13, "cited", charges=["危险驾驶罪"], article_pks=[2])
+    failed = [ArticleAudit(1, "133", "第一百三十三条", ["交通肇事罪"], 1, "", True, passed=False, reason="no item"),
+              ArticleAudit(3, "264", "第二百六十四条", ["盗窃罪"], 3, "", True, passed=False, reason="no item")]
     verified = ArticleAudit(2, "133-1", "第一百三十三条之一", ["危险驾驶罪"], 2, "", True, passed=True)
-    found = Research(focus="", features={}, query_text="", candidate_cases=[10, 11, 12])
+    found = Research(focus="", features={}, query_text="", candidate_cases=[10, 11, 12, 13])
 
-    result = prune(Audit(articles=[failed, verified]), found, graph)
+    result = prune(Audit(articles=[*failed, verified]), found, graph)
 
-    assert result.verified_cases == [10, 12]
-    assert [(p.kind, p.pk) for p in result.pruned] == [("article", 1), ("case", 11)]
+    assert result.verified_cases == [10, 13]
+    cases = {p.pk: p.why for p in result.pruned if p.kind == "case"}
+    assert cases == {11: {"code": reasons.PRUNED_CASE, "cause": "charges"},
+                     12: {"code": reasons.PRUNED_CASE, "cause": "articles"}}

@@ -54,7 +54,7 @@ ARTICLE_REVIEWER = "article.reviewer"  # reason, outcome: a reviewer's decision 
 
 # Pruning ------------------------------------------------------------------------------
 PRUNED_ARTICLE = "pruned.article"  # the article failed the audit (see its own why)
-PRUNED_CASE = "pruned.case"  # none of the precedent's articles or charges survived
+PRUNED_CASE = "pruned.case"  # cause: "charges" (none verified) or "articles" (every cited one failed)
 PRUNED_CHARGE = "pruned.charge"  # no article defining the charge was verified
 PRUNED_BY_REVIEWER = "pruned.reviewer"  # reason
 

@@ -97,22 +97,30 @@ def audit(case: CaseInput, focus: str, found: Research, strategy: Strategy, *, g
 
 def prune(result: Audit, found: Research, graph: GraphStore) -> Audit:
     """Prune what fails the audit: failed articles, then the candidate precedents and the
-    pre-judged charges that no verified article supports. A precedent stays when it was convicted
-    of a verified charge or cites a verified article: a corpus may cite one article for another's
-    charge (危险驾驶罪 under 133 where the audit verifies 133-1), and the charge still makes it a
-    precedent. Resets earlier pruning (a reviewer's what-if re-prunes after changing verdicts)."""
+    pre-judged charges that no verified article supports. A precedent is pruned when none of its charges is
+    defined by a verified article, or when every article it cites failed, unless one of them has the number of a
+    verified article defining its charge: a corpus may cite the article for its sub-article's charge (危险驾驶罪
+    under 133 where the audit verifies 133-1). Resets earlier pruning (a reviewer's what-if re-prunes after
+    changing verdicts)."""
     result.pruned, result.verified_cases = [], []
-    for a in result.articles:
-        if not a.passed:
-            result.pruned.append(Pruned("article", a.article_pk, a.reason, reasons.why(reasons.PRUNED_ARTICLE)))
+    failed = {a.article_pk: a for a in result.articles if not a.passed}
+    for a in failed.values():
+        result.pruned.append(Pruned("article", a.article_pk, a.reason, reasons.why(reasons.PRUNED_ARTICLE)))
     verified_charges = {c for a in result.verified for c in a.charges}
-    verified_articles = {a.article_pk for a in result.verified}
+    numbered = {(_number(a.key), c) for a in result.verified for c in a.charges}
     nodes = {n.pk: n for n in graph.cases(found.candidate_cases)}
     for pk in found.candidate_cases:
         node = nodes.get(pk)
-        if node is None or not (set(node.charges) & verified_charges or set(node.article_pks) & verified_articles):
-            result.pruned.append(Pruned("case", pk, "none of its articles or charges survived the audit",
-                                        reasons.why(reasons.PRUNED_CASE)))
+        cited = set(node.article_pks) if node else set()
+        cause = None
+        if node and not set(node.charges) & verified_charges:
+            cause = "charges"
+        elif cited and cited <= failed.keys() and not any(
+                (_number(failed[a].key), c) in numbered for a in cited for c in node.charges):
+            cause = "articles"
+        if cause:
+            result.pruned.append(Pruned("case", pk, f"none of its {cause} survived the audit",
+                                        reasons.why(reasons.PRUNED_CASE, cause=cause)))
         else:
             result.verified_cases.append(pk)
     for charge, _p in found.prejudged:
@@ -120,6 +128,11 @@ def prune(result: Audit, found: Research, graph: GraphStore) -> Audit:
             result.pruned.append(Pruned("charge", charge, "no article defining it was verified",
                                         reasons.why(reasons.PRUNED_CHARGE)))
     return result
+
+
+def _number(key: str) -> str:
+    """The article number of a key: "133" of "133-1"."""
+    return key.split("-")[0]
 
 
 def key_of(node: ArticleNode) -> str:
