@@ -32,7 +32,6 @@ def clerk_running(*, user: User) -> dict:
 def _clerk_work(user: User) -> dict:
     from apps.cases.selectors import case_search
     from apps.review.models import Review
-
     from apps.review.selectors import review_outcomes
 
     mine = _my_runs(user)
