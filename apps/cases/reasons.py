@@ -125,6 +125,7 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
     codes.PRUNED_CHARGE: Sentence(gettext_lazy("No article defining this charge was verified.")),
     codes.PRUNED_BY_REVIEWER: Sentence(gettext_lazy("Excluded by the reviewer: %(reason)s")),
     codes.JUDGMENT_NO_CANDIDATE: Sentence(gettext_lazy("The Researcher agent found no candidate article.")),
+    codes.JUDGMENT_REVIEWER_LEFT_NONE: Sentence(gettext_lazy("After the reviewer's changes no article applies.")),
     codes.JUDGMENT_NOTHING_VERIFIED: lambda v: (
         Sentence(gettext_lazy("The Auditor agent verified no candidate article.")) if "label" not in v
         else Sentence(gettext_lazy("The Auditor agent verified no candidate article; the most probable, %(label)s, "

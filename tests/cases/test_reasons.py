@@ -96,6 +96,7 @@ def test_an_unknown_code_or_broken_values_fall_back_to_the_free_text():
      "其 3 项要件在案件事实中均无表述"),
     ([reasons.why(reasons.JUDGMENT_NOTHING_VERIFIED)], "核验智能体未核验通过任何候选法条。"),
     ([reasons.why(reasons.JUDGMENT_NO_CANDIDATE)], "检索智能体未找到候选法条"),
+    ([reasons.why(reasons.JUDGMENT_REVIEWER_LEFT_NONE)], "按审核人的修改，没有适用的法条。"),
     ([reasons.why(reasons.JUDGMENT_TERM_CAPPED, months=6, predicted=12, basis="maximum")],
      "刑期以经核验法条的法定最高刑 6 个月为限；此前估计的刑期为 12 个月"),
     ([reasons.why(reasons.JUDGMENT_TERM_CAPPED, months=240, predicted=310, basis="combined")], "数罪并罚（第六十九条）"),

@@ -65,6 +65,7 @@ JUDGMENT_NO_CANDIDATE = "judgment.no_candidate"  # retrieval found no candidate 
 # label, shown, total, p: the most probable candidate and what it lacked (no label: no candidate was in force)
 JUDGMENT_NOTHING_VERIFIED = "judgment.nothing_verified"
 JUDGMENT_NO_CHARGE = "judgment.no_charge"  # no verified article defines a charge
+JUDGMENT_REVIEWER_LEFT_NONE = "judgment.reviewer_left_none"  # a what-if: the reviewer's changes left no article
 JUDGMENT_UNRESOLVED = "judgment.unresolved_citations"  # citations: the numbers no verified evidence has (empty: none)
 JUDGMENT_MALFORMED = "judgment.malformed_citations"  # citations: the markers that are not a citation
 JUDGMENT_UNVERIFIED = "judgment.unverified_articles"  # articles: cited, but not verified by the Auditor

@@ -134,7 +134,9 @@ def readjudicate(bundle: Bundle | dict, overrides: list[Override], *, strategy, 
     out = Bundle(case=case, defendant=stored.defendant, strategy=stored.strategy or strategy.name,
                  params=dict(stored.params), versions={**stored.versions, "whatif": "1"}, research=found, audit=result)
     if not result.verified:
-        out.judgment = Judgment(status=Status.INSUFFICIENT_EVIDENCE, message="no article applies after the reviewer's changes")
+        out.judgment = Judgment(status=Status.INSUFFICIENT_EVIDENCE,
+                                message="no article applies after the reviewer's changes",
+                                why=[reasons.why(reasons.JUDGMENT_REVIEWER_LEFT_NONE)])
         return out
     out.judgment = judge(case, found.focus, result, found, strategy=strategy, graph=graph, clock=StageClock(out.costs),
                          excluded_interpretations=excluded)
