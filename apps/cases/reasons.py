@@ -118,10 +118,10 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
         Sentence(gettext_lazy("Decided by the reviewer: %(reason)s — %(outcome)s.")) if v.get("reason")
         else Sentence(gettext_lazy("The reviewer changed element(s) %(items)s: %(supported)s of %(total)s shown — %(outcome)s."))),
     codes.PRUNED_ARTICLE: Sentence(gettext_lazy("The Auditor agent found that this article does not apply.")),
-    codes.PRUNED_CASE: lambda v: (
-        Sentence(gettext_lazy("No verified article defines a charge of this precedent.")) if v.get("cause") == "charges"
-        else Sentence(gettext_lazy("Every article this precedent cites failed the audit.")) if v.get("cause") == "articles"
-        else Sentence(gettext_lazy("None of this precedent's articles or charges was verified."))),
+    codes.PRUNED_CASE: lambda v: {
+        "charges": Sentence(gettext_lazy("No verified article defines a charge of this precedent.")),
+        "articles": Sentence(gettext_lazy("Every article this precedent cites failed the audit.")),
+    }.get(v.get("cause"), Sentence(gettext_lazy("None of this precedent's articles or charges was verified."))),
     codes.PRUNED_CHARGE: Sentence(gettext_lazy("No article defining this charge was verified.")),
     codes.PRUNED_BY_REVIEWER: Sentence(gettext_lazy("Excluded by the reviewer: %(reason)s")),
     codes.JUDGMENT_NO_CANDIDATE: Sentence(gettext_lazy("The Researcher agent found no candidate article.")),

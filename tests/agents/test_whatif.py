@@ -84,7 +84,7 @@ def test_excluding_the_only_verified_article_leaves_insufficient_evidence(graph,
     again = readjudicate(judged, overrides, strategy=_strategy(), graph=graph).to_dict()
     assert again["judgment"]["status"] == Status.INSUFFICIENT_EVIDENCE
     assert again["judgment"]["charges"] == []
-    assert again["judgment"]["why"] == [{"code": reasons.JUDGMENT_REVIEWER_LEFT_NONE}], "the page says it in its language"
+    assert again["judgment"]["why"] == [{"code": reasons.JUDGMENT_REVIEWER_LEFT_NONE}], "said in the page's language"
 
 
 def test_a_pruned_article_forced_to_apply_becomes_citable(graph, judged):
