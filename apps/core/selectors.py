@@ -37,11 +37,12 @@ def _clerk_work(user: User) -> dict:
     mine = _my_runs(user)
     returned = list(mine.filter(review__status=Review.Status.RETURNED).select_related("review")
                     .order_by("-review__updated_at")[:LIST_SIZE])
-    # What the reviewer wrote when returning each run: the rework starts from it.
-    outcomes = review_outcomes([run.pk for run in returned])
-    returned = [{"run": run, "decision": outcomes.get(run.pk, {}).get("decision")} for run in returned]
     decided = list(mine.filter(review__status__in=[Review.Status.APPROVED, Review.Status.REJECTED])
                    .select_related("review").order_by("-review__updated_at")[:LIST_SIZE])
+    # What the reviewer wrote when deciding each run: a rework starts from it, a rejection is explained by it.
+    outcomes = review_outcomes([run.pk for run in returned + decided])
+    returned = [{"run": run, "decision": outcomes.get(run.pk, {}).get("decision")} for run in returned]
+    decided = [{"run": run, "decision": outcomes.get(run.pk, {}).get("decision")} for run in decided]
     cases = list(case_search(user=user).filter(created_by=user).defer("facts")[:LIST_SIZE])
     return {**clerk_running(user=user), "returned": returned, "decided": decided, "cases": cases}
 

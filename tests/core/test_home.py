@@ -25,7 +25,7 @@ def test_a_clerk_sees_their_cases_running_work_and_runs_returned_for_rework(pers
     assert "我的盗窃案" not in other
 
 
-def test_a_clerk_reads_why_a_run_was_returned_on_the_home_page_and_the_case_page(personas):
+def test_a_clerk_reads_why_a_run_was_returned_or_rejected(personas):
     from apps.review.services.reviews import decision_make
 
     case = make_case(personas.staff_a, personas.team_a, title="退回的案件")
@@ -38,6 +38,13 @@ def test_a_clerk_reads_why_a_run_was_returned_on_the_home_page_and_the_case_page
     assert "请补充被害人谅解书的日期。" in returned and personas.reviewer.username in returned
     panel = client.get(f"/cases/{case.pk}/").content.decode().split('id="case-review"')[1].split("</section>")[0]
     assert "请补充被害人谅解书的日期。" in panel and "已退回经办人" in panel
+
+    rejected = make_run(case, personas.staff_a)
+    JudgmentRun.objects.filter(pk=rejected.pk).update(status="done", finished_at=timezone.now())
+    decision_make(review=Review.objects.create(run=rejected), kind="reject", reason="事实认定有误，不予采用。",
+                  user=personas.reviewer)
+    decided = client.get("/").content.decode().split('id="clerk-returned"')[1].split("</section>")[0]
+    assert "事实认定有误，不予采用。" in decided.split("最近已作出决定")[1]
 
 
 def test_a_reviewer_sees_the_queue_with_waiting_times(personas):
