@@ -41,10 +41,12 @@ def _clerk_work(user: User) -> dict:
                    .select_related("review").order_by("-review__updated_at")[:LIST_SIZE])
     # What the reviewer wrote when deciding each run: a rework starts from it, a rejection is explained by it.
     outcomes = review_outcomes([run.pk for run in returned + decided])
-    returned = [{"run": run, "decision": outcomes.get(run.pk, {}).get("decision")} for run in returned]
-    decided = [{"run": run, "decision": outcomes.get(run.pk, {}).get("decision")} for run in decided]
+
+    def rows(runs):
+        return [{"run": run, "decision": outcomes.get(run.pk, {}).get("decision")} for run in runs]
+
     cases = list(case_search(user=user).filter(created_by=user).defer("facts")[:LIST_SIZE])
-    return {**clerk_running(user=user), "returned": returned, "decided": decided, "cases": cases}
+    return {**clerk_running(user=user), "returned": rows(returned), "decided": rows(decided), "cases": cases}
 
 
 def _reviewer_work(user: User) -> dict:
