@@ -68,8 +68,10 @@ def contexts(facts: Sequence[str], labels: Sequence[Sequence[str]], context_of) 
 
 
 def fit_adjustment(inputs: Sequence[Sequence[str]], months: Sequence[float], context: Sequence[Mapping[str, float]],
-                   fold_of: Sequence[int], *, alpha: float, seed: int, feature_args: Mapping[str, Any]) -> TreeEnsemble:
-    """The trees on out-of-fold linear estimates (``fold_of``: a fold in 0..FOLDS-1 per case) and ``context``."""
+                   fold_of: Sequence[int], *, alpha: float, seed: int,
+                   feature_args: Mapping[str, Any]) -> tuple[TreeEnsemble, float]:
+    """The trees on out-of-fold linear estimates (``fold_of``: a fold in 0..FOLDS-1 per case) and ``context``, and
+    the spread of their error (:func:`spread_of`)."""
     fold_of = np.asarray(fold_of)
     y = np.asarray(months, dtype=np.float64)
     oof = np.zeros(len(y))
@@ -83,4 +85,21 @@ def fit_adjustment(inputs: Sequence[Sequence[str]], months: Sequence[float], con
     X = np.array([[math.log1p(max(v, 0.0)), *(float(c.get(f, 0.0)) for f in SENTENCING_FEATURES)]
                   for v, c in zip(oof, context)])
     gb = GradientBoostingRegressor(**ADJUSTMENT, random_state=seed).fit(X, np.log1p(y))
-    return ensemble_of(gb, X, gb.predict)
+    return ensemble_of(gb, X, gb.predict), spread_of(X, np.log1p(y), fold_of, seed=seed)
+
+
+def spread_of(X: np.ndarray, target: np.ndarray, fold_of: np.ndarray, *, seed: int) -> float:
+    """The standard deviation of the adjusted estimate's error in log1p months, out of fold: 1.4826 times the median
+    absolute deviation of the residuals (a normal's sigma, not swayed by the odd case). The term model's decision
+    reads it (worker/agents/models/textmodel.py median_sentence). 0 when no fold can be held out."""
+    residuals = []
+    for f in range(FOLDS):
+        inside = np.flatnonzero(fold_of != f)
+        outside = np.flatnonzero(fold_of == f)
+        if len(outside) and len(inside):
+            gb = GradientBoostingRegressor(**ADJUSTMENT, random_state=seed).fit(X[inside], target[inside])
+            residuals.extend(target[outside] - gb.predict(X[outside]))
+    if not residuals:
+        return 0.0
+    r = np.asarray(residuals)
+    return float(1.4826 * np.median(np.abs(r - np.median(r))))

@@ -144,7 +144,14 @@ def _term_basis(judgment: Judgment | None) -> dict:
             "capped": _term_of(Term(**basis["capped"])) if basis.get("capped") else None,
             "raised": _term_of(Term(**basis["raised"])) if basis.get("raised") else None,
             "raised_tier": basis.get("raised_tier", ""), "raised_remaining": bool(basis.get("raised_remaining")),
-            "serving": serving_shown(basis)}
+            "serving": serving_shown(basis), "severe": _severe_of(basis.get("severe"))}
+
+
+def _severe_of(severe: dict | None) -> dict | None:
+    """The chance of life imprisonment or death that moved the term model's answer, in words."""
+    if not severe:
+        return None
+    return {"pct": f"{round(100 * severe['p'])} %", "fixed": _estimate_of(Term(months=severe["fixed_months"]))["label"]}
 
 
 class _Lookup:

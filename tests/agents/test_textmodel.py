@@ -2,12 +2,13 @@
 
 import json
 import math
+from statistics import NormalDist
 
 import numpy as np
 import pytest
 
 from worker.agents.models.artefact import ModelIntegrityError
-from worker.agents.models.textmodel import LinearTextModel, TermModel, terms
+from worker.agents.models.textmodel import LinearTextModel, TermModel, median_sentence, terms
 
 # A tiny corpus of four tokenized facts, and a vocabulary with smoothed idf
 # computed by hand: idf(t) = ln((1 + n) / (1 + df(t))) + 1 with n = 4.
@@ -207,6 +208,33 @@ def test_term_model_applies_the_cail_convention_and_round_trips(tmp_path):
     np.save(tmp_path / "death" / "intercept.npy", np.array([3.0]))
     with pytest.raises(ModelIntegrityError):
         TermModel.load(tmp_path)
+
+
+def test_the_median_sentence_weighs_the_chance_of_life_and_death():
+    assert median_sentence(36, 0.0, 0.0, 0.5) == ("fixed", pytest.approx(36))
+    kind, months = median_sentence(36, 0.2, 0.0, 0.5)  # a fifth to life: the fixed term's 62.5th percentile
+    assert kind == "fixed" and months == pytest.approx(math.expm1(math.log1p(36) + 0.5 * NormalDist().inv_cdf(0.625)))
+    assert median_sentence(200, 0.3, 0.1, 1.0) == ("fixed", 300)  # no fixed term above 25 years
+    assert median_sentence(120, 0.35, 0.2, 0.5)[0] == "life"  # 0.45 fixed, then life passes the middle
+    assert median_sentence(120, 0.1, 0.6, 0.5)[0] == "death"
+    assert median_sentence(120, 0.5, 0.0, 0.5)[0] == "life"
+    assert median_sentence(120, 0.9, 0.9, 0.5)[0] == "life"  # scaled to half and half: life comes first
+
+
+def test_a_term_model_with_a_spread_answers_the_median_sentence(tmp_path):
+    parts = {"months": _regression(), "life": _one_label("life", 2.0), "death": _one_label("death", 0.0)}
+    plain, spread = TermModel(**parts), TermModel(**parts, spread=0.5)
+    assert spread.model_id != plain.model_id
+    some = plain.predict(["抢劫", "杀害"])  # some chance of life imprisonment, below a half
+    assert 0.1 < some["p_life"] + some["p_death"] < 0.5 and some["months"] == round(math.expm1(3.0))
+    z = NormalDist().inv_cdf(0.5 / (1 - some["p_life"] - some["p_death"]))
+    raised = spread.predict(["抢劫", "杀害"])
+    assert raised["months"] == round(math.expm1(3.0 + 0.5 * z)) > some["months"] and not raised["life"]
+    assert raised["months_estimate"] == some["months_estimate"]  # the fixed term's own estimate is unchanged
+    grave = ["杀害", "致人死亡"]  # life just below a half, death unlikely: the threshold said a fixed term
+    assert not plain.predict(grave)["life"] and spread.predict(grave)["life"]
+    again = TermModel.load(spread.save(tmp_path / "term"), expected_id=spread.model_id)
+    assert again.spread == 0.5 and again.predict(grave) == spread.predict(grave)
 
 
 def test_it_rejects_inconsistent_arrays():

@@ -344,6 +344,35 @@ def test_the_term_models_estimate_is_a_length_the_kind_is_the_laws(compiled_cata
     assert ("at most 6 months of criminal detention" if lang == "en" else "最高可判拘役六个月") in html
 
 
+@pytest.mark.parametrize("lang, said, fixed", [("en", "a 23 % chance of life imprisonment or death", "(10 years)"),
+                                               ("zh-hans", "判处无期徒刑或死刑的可能为23 %", "（十年）")])
+def test_the_term_basis_says_what_the_chance_of_life_imprisonment_did(compiled_catalogs, lang, said, fixed):
+    # The term model answers the middle of every outcome (textmodel.median_sentence): above the fixed term's own
+    # estimate when the facts give life imprisonment a chance; the reviewer reads that chance and that estimate.
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from apps.cases.evidence import _term_basis
+    from worker.agents.graph_types import Term
+    from worker.agents.models.sentencing import term_basis
+    from worker.agents.strategies.statistical import _severe
+    from worker.agents.types import Judgment, Status
+
+    predicted = {"months": 150, "life": False, "death": False, "p_life": 0.2, "p_death": 0.03,
+                 "months_estimate": 120.4, "months_linear": 90.0}
+    assert _severe(predicted) == {"p": 0.23, "fixed_months": 120}
+    assert _severe(dict(predicted, months=120)) is None  # the chance did not move the answer: nothing to say
+    assert _severe(dict(predicted, months=0, life=True))["fixed_months"] == 120
+    basis = term_basis("被告人持刀将被害人刺死。", [], {}, model=Term(months=150), precedent_months=(), share=0.4,
+                       term=Term(months=150), severe=_severe(predicted))
+    with translation.override(lang):
+        html = render_to_string("cases/_term_basis.html", {"b": _term_basis(Judgment(
+            status=Status.JUDGED, term=Term(months=150), term_basis=basis))})
+        plain = render_to_string("cases/_term_basis.html", {"b": _term_basis(Judgment(
+            status=Status.JUDGED, term=Term(months=150), term_basis={**basis, "severe": None}))})
+    assert said in html and fixed in html and said not in plain
+
+
 @pytest.mark.parametrize("lang, said", [("en", "remained of the sentence being served"),
                                         ("zh-hans", "尚余有期徒刑十四年十个月未执行")])
 def test_the_term_basis_says_a_term_was_raised_to_the_remaining_sentence(compiled_catalogs, lang, said):

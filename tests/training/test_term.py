@@ -44,8 +44,9 @@ def test_the_adjustment_learns_what_the_words_miss_and_travels_with_the_model(ca
     tokens = [list(facts) + ["@罪名:盗窃罪"] for facts, _ in cases]
     months = [m for _, m in cases]
     context = contexts([f for f, _ in cases], [["盗窃罪"]] * len(cases), legal_context(STATUTES, INTERPRETATIONS, {}))
-    adjust = fit_adjustment(tokens, months, context, [n % FOLDS for n in range(len(cases))], alpha=1.0, seed=13,
-                            feature_args={"min_df": 1, "max_features": None, "bigrams": False})
+    adjust, spread = fit_adjustment(tokens, months, context, [n % FOLDS for n in range(len(cases))], alpha=1.0,
+                                    seed=13, feature_args={"min_df": 1, "max_features": None, "bigrams": False})
+    assert 0 < spread < 2  # the adjusted estimate's error in log1p months, out of fold
     linear = fit_regression(tokens, months, alpha=1.0, target_transform="log1p", min_df=1)
     flags = [bool(n % 2) for n in range(len(cases))]
     life, death = (fit_binary(tokens, flags, label=key, min_df=1) for key in ("life", "death"))

@@ -26,6 +26,7 @@ import re
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from worker.agents import reasons
 from worker.agents.stages.auditor.amounts import TIERS, Standard, largest_amount, yuan_text
@@ -408,13 +409,14 @@ def term_row(term: Term) -> dict:
 
 def term_basis(facts: str, articles: Sequence[tuple[str, str, str]], standards: Mapping[str, Standard], *,
                model: Term | None, precedent_months: Sequence[float], share: float, term: Term | None,
-               source: str = "statistical") -> dict:
+               source: str = "statistical", severe: Mapping[str, Any] | None = None) -> dict:
     """What a judgment's term stands on, for the reviewer: the statutory range of each cited article that
     defines a charge (``articles`` as (key, label, text)), the largest sum the facts state against the amount
     standards of those articles, the sentencing circumstances the facts show, the term model's estimate, and
     the verified precedents' median term with the weight it had (``share``; 1 when no model estimated).
     ``source``: who set the term ("statistical": the term model and the precedents; "llm": the language model,
-    no precedents' median). Empty when there is no term. The verification stage adds "capped" (the term at
+    no precedents' median). ``severe``: the chance of life imprisonment or death the term model read and its fixed
+    term's own estimate, when that chance moved its answer (kept as "severe"). Empty when there is no term. The verification stage adds "capped" (the term at
     the articles' maximum) when the term was above it, or "raised" (at their minimum) when it was below it without a
     ground for a lighter sentence."""
     if term is None:
@@ -439,6 +441,8 @@ def term_basis(facts: str, articles: Sequence[tuple[str, str, str]], standards: 
                               everywhere_standard=yuan_text(standards[everywhere[-1]].reached_everywhere))
     basis: dict = {"source": source, "ranges": ranges, "amount": amount_row, "circumstances": circumstances_shown(facts),
                    "model": term_row(model) if model is not None else None, "precedents": None, "term": term_row(term)}
+    if severe:
+        basis["severe"] = dict(severe)
     remaining = remaining_sentence(facts)
     if remaining:  # months that remained of the sentence being served: the term is combined with them
         basis["remaining"] = remaining

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -336,9 +337,11 @@ class TermModel(Artefact):
     and life and death (single-label multilabel models, calibrated); optionally an adjustment of the months
     (:class:`TermAdjustment`), read when a judgment gives the sentencing facts.
 
-    Decision rule (CAIL convention: months = 0 for life imprisonment and death):
-    death if p_death >= threshold and p_death >= p_life; else life if
-    p_life >= threshold; else the rounded months estimate.
+    Decision rule (CAIL convention: months = 0 for life imprisonment and death). With a ``spread`` (the
+    standard deviation of the months estimate's error in log1p months, measured out of fold when training): the
+    median of the sentence the models describe (:func:`median_sentence`), the answer with the least expected
+    absolute error. Without one (models trained before it was measured): death if p_death >= threshold and
+    p_death >= p_life; else life if p_life >= threshold; else the rounded months estimate.
 
     A composite artefact: the three models (and the adjustment, when there is one) are its parts
     (subdirectories), named in its record by their ids; it has no weights of its own, and its id hashes the
@@ -360,6 +363,7 @@ class TermModel(Artefact):
         threshold: float = 0.5,
         metadata: Mapping[str, Any] | None = None,
         adjust: TermAdjustment | None = None,
+        spread: float | None = None,
     ) -> None:
         months._require("regression")
         for part in (life, death):
@@ -369,11 +373,15 @@ class TermModel(Artefact):
         self.months, self.life, self.death = months, life, death
         self.adjust = adjust
         self.threshold = float(threshold)
+        self.spread = None if spread is None else float(spread)
         self.metadata: dict[str, Any] = jsonable(dict(metadata or {}))
 
     def _record(self) -> dict[str, Any]:
-        return {"format": TERM_FORMAT, "format_version": FORMAT_VERSION,
-                "parts": {name: part.model_id for name, part in self._parts().items()}, "threshold": self.threshold}
+        record = {"format": TERM_FORMAT, "format_version": FORMAT_VERSION,
+                  "parts": {name: part.model_id for name, part in self._parts().items()}, "threshold": self.threshold}
+        if self.spread is not None:  # a model without one keeps the id it had before the spread was measured
+            record["spread"] = self.spread
+        return record
 
     @property
     def model_id(self) -> str:
@@ -382,15 +390,21 @@ class TermModel(Artefact):
     def predict(self, tokens: Sequence[str], context: Mapping[str, float] | None = None) -> dict[str, Any]:
         """{"months": int, "life": bool, "death": bool, "p_life", "p_death", "months_estimate", "months_linear"}.
         ``context``: the sentencing facts (worker.agents.models.sentencing.sentencing_features) for the adjustment;
-        without it, or without an adjustment, the linear estimate stands."""
+        without it, or without an adjustment, the linear estimate stands. ``months_estimate`` is the fixed term's
+        estimate; ``months`` the term decided, raised above it by the chance of life or death (a ``spread``)."""
         p_life = float(self.life.predict_proba(tokens)[0])
         p_death = float(self.death.predict_proba(tokens)[0])
         linear = estimate = self.months.predict_value(tokens)
         if self.adjust is not None and context is not None:
             estimate = self.adjust.months(linear, context)
-        death = p_death >= self.threshold and p_death >= p_life
-        life = not death and p_life >= self.threshold
-        months = 0 if (life or death) else int(round(estimate))
+        if self.spread is not None:
+            kind, fixed = median_sentence(estimate, p_life, p_death, self.spread)
+            life, death = kind == "life", kind == "death"
+        else:
+            death = p_death >= self.threshold and p_death >= p_life
+            life = not death and p_life >= self.threshold
+            fixed = estimate
+        months = 0 if (life or death) else int(round(fixed))
         return {
             "months": months,
             "life": life,
@@ -403,4 +417,25 @@ class TermModel(Artefact):
 
     @classmethod
     def _from_stored(cls, manifest: dict[str, Any], arrays: dict, parts: dict[str, Artefact]) -> TermModel:
-        return cls(**parts, threshold=manifest["threshold"], metadata=manifest.get("metadata") or {})
+        return cls(**parts, threshold=manifest["threshold"], metadata=manifest.get("metadata") or {},
+                   spread=manifest.get("spread"))
+
+
+FIXED_TERM_MAX_MONTHS = 300  # no fixed term exceeds 25 years, offences combined (Criminal Law art. 69)
+
+
+def median_sentence(estimate: float, p_life: float, p_death: float, spread: float) -> tuple[str, float]:
+    """("fixed", months), ("life", 0) or ("death", 0): the median of the sentence the term models describe, in the
+    order of severity: a fixed term with probability 1 - p_life - p_death, spread log-normally around ``estimate``
+    (``spread``: the standard deviation in log1p months) and below life; then life; then death (the two scaled to
+    a total of 1 when they exceed it). The median is the answer with the least expected absolute error: a case
+    whose facts give a fifth of a chance to life imprisonment gets the fixed term's 62.5th percentile, not its median.
+    """
+    total = p_life + p_death
+    if total > 1:
+        p_life, p_death, total = p_life / total, p_death / total, 1.0
+    fixed = 1.0 - total
+    if fixed > 0.5:
+        z = NormalDist().inv_cdf(0.5 / fixed)
+        return "fixed", min(float(FIXED_TERM_MAX_MONTHS), math.expm1(math.log1p(max(estimate, 0.0)) + spread * z))
+    return ("life", 0.0) if fixed + p_life >= 0.5 else ("death", 0.0)

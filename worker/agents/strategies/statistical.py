@@ -496,10 +496,12 @@ class StatisticalStrategy(Strategy):
         labels = [self._label_of(c, view["charges"]) for c in charges]
         precedents = graph.cases(audit.verified_cases)
         ranged = [a for a in cited if a.charges]
-        estimate = self._term(focus, labels, ranged)
+        predicted = self._term_prediction(focus, labels, ranged)
+        estimate = _as_term(predicted)
         term = _with_precedents(estimate, precedents, charges) if estimate is not None else _precedent_term(precedents, charges)
         basis = term_basis(focus, [(a.key, a.label, a.text) for a in ranged], self._standards(ranged), model=estimate,
-                           precedent_months=_precedent_months(precedents, charges), share=PRECEDENT_TERM_SHARE, term=term)
+                           precedent_months=_precedent_months(precedents, charges), share=PRECEDENT_TERM_SHARE, term=term,
+                           severe=_severe(predicted))
         reasoning = _reasoning(cited, charges, term, evidence)
         why = []  # what the separate parts added, quoted
         for a in chosen:
@@ -556,11 +558,14 @@ class StatisticalStrategy(Strategy):
         return max(labels, key=lambda label: (ranking.z.get(label, -math.inf), label)) if labels else charge
 
     def _term(self, focus: str, labels: list[str], articles: list[ArticleAudit] | None = None) -> Term | None:
-        """The term model's estimate for these charges (labels of the charge classifier) and the facts'
+        return _as_term(self._term_prediction(focus, labels, articles))
+
+    def _term_prediction(self, focus: str, labels: list[str], articles: list[ArticleAudit] | None = None):
+        """The term model's prediction for these charges (labels of the charge classifier) and the facts'
         circumstances (sentencing.term_inputs); a model trained on the facts alone reads the facts only. With
         the verified ``articles`` of the charges, its adjustment also reads the sentencing facts against their
         statutory ranges and amount standards (sentencing.sentencing_features); without (the classifier_only
-        baseline), the linear estimate stands."""
+        baseline), the linear estimate stands. A TermModel's dict (textmodel.TermModel.predict), or a Term."""
         if self.term_model is None:
             return None
         tokens = self._focus_view(focus)["tokens"]
@@ -570,10 +575,7 @@ class StatisticalStrategy(Strategy):
         if articles:
             context = sentencing_features(focus, charges=len(labels), ranges=[statutory_range(a.text) for a in articles],
                                           standards=self._standards(articles))
-        t = self.term_model.predict(tokens, context) if context is not None else self.term_model.predict(tokens)
-        if isinstance(t, dict):  # worker.agents.models.textmodel.TermModel
-            t = Term(months=int(t["months"]), life=bool(t["life"]), death=bool(t["death"]))
-        return t
+        return self.term_model.predict(tokens, context) if context is not None else self.term_model.predict(tokens)
 
     def _standards(self, articles: Sequence[ArticleAudit]):
         """The amount standards of these articles' interpretations, the lowest per tier."""
@@ -707,6 +709,24 @@ def _unit_provision_of(a: ArticleAudit, cited: list[ArticleAudit]) -> bool:
     """``a`` is a unit-crime provision whose scope covers one of the cited articles that define a charge."""
     scope = provisions.unit_scope(a.text)
     return scope is not None and any(scope.covers(provisions.key_of(c.key)) for c in cited if c.charges)
+
+
+def _as_term(predicted) -> Term | None:
+    if isinstance(predicted, dict):  # worker.agents.models.textmodel.TermModel
+        return Term(months=int(predicted["months"]), life=bool(predicted["life"]), death=bool(predicted["death"]))
+    return predicted
+
+
+def _severe(predicted) -> dict | None:
+    """What the chance of life imprisonment or death did to the term model's answer, for the term basis: that chance
+    and the fixed term's own estimate, when the answer is not that estimate (textmodel.median_sentence). None when
+    it is, or for a model that does not say."""
+    if not isinstance(predicted, dict) or "months_estimate" not in predicted:
+        return None
+    fixed = int(round(predicted["months_estimate"]))
+    if not (predicted["life"] or predicted["death"]) and predicted["months"] == fixed:
+        return None
+    return {"p": round(float(predicted["p_life"]) + float(predicted["p_death"]), 3), "fixed_months": fixed}
 
 
 def _with_precedents(term: Term, cases, charges: list[str]) -> Term:
