@@ -726,7 +726,8 @@ def _severe(predicted) -> dict | None:
     fixed = int(round(predicted["months_estimate"]))
     if not (predicted["life"] or predicted["death"]) and predicted["months"] == fixed:
         return None
-    return {"p": round(float(predicted["p_life"]) + float(predicted["p_death"]), 3), "fixed_months": fixed}
+    chance = min(1.0, float(predicted["p_life"]) + float(predicted["p_death"]))  # two models: their sum may pass 1
+    return {"p": round(chance, 3), "fixed_months": fixed}
 
 
 def _with_precedents(term: Term, cases, charges: list[str]) -> Term:
