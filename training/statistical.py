@@ -323,15 +323,18 @@ def train_all(
             context_of = legal_context(statutes, interpretations, aliases)
             context = dict(zip(fixed + te, term_contexts([cases[i].get("fact") or "" for i in fixed + te],
                                                       [sorted(charge_labels(cases[i])) for i in fixed + te], context_of)))
-            adjust, spread = fit_adjustment(_subset(inputs, fixed), [gold[i]["months"] for i in fixed], [context[i] for i in fixed],
+            adjust = fit_adjustment(_subset(inputs, fixed), [gold[i]["months"] for i in fixed], [context[i] for i in fixed],
                                     [case_fold(cases[i]["id"], TERM_FOLDS, seed) for i in fixed], alpha=p["alpha"],
                                     seed=seed, feature_args=feature_args)
             term_meta = dict(meta)
             term_meta["decision_rule"] = ("the median of the sentence: a fixed term log-normal around the months "
                                           "estimate (spread out of fold), then life, then death (median_sentence)")
-            term_meta["adjustment"] = {"trees": dict(ADJUSTMENT), "features": ["months_log", *SENTENCING_FEATURES]}
-            model = TermModel(months=months, life=parts["life"], death=parts["death"], metadata=term_meta,
-                              adjust=TermAdjustment(features=SENTENCING_FEATURES, trees=adjust), spread=spread)
+            term_meta["adjustment"] = {"trees": dict(ADJUSTMENT), "features": ["months_log", *SENTENCING_FEATURES],
+                                       "kept": adjust.trees is not None, "oof_mae_linear": adjust.mae_linear,
+                                       "oof_mae_adjusted": adjust.mae_adjusted}
+            trees = TermAdjustment(features=SENTENCING_FEATURES, trees=adjust.trees) if adjust.trees is not None else None
+            model = TermModel(months=months, life=parts["life"], death=parts["death"], metadata=term_meta, adjust=trees,
+                              spread=adjust.spread)
             fit_s = time.perf_counter() - started
             evaluator = TermEvaluator(_subset(inputs, te), _subset(gold, te), name=name, contexts=[context[i] for i in te])
             metrics = evaluate(evaluator, model)

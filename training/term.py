@@ -8,12 +8,15 @@ sentence turns on (worker/agents/models/sentencing.py SENTENCING_FEATURES: the a
 standards in the interpretations, the drug weight, the statutory range of the charge's articles, the
 circumstances), and is fitted to the absolute error of log1p(months): the term's MAE is what is reported.
 On the development split with the gold charges (train_statistical's held-out term metric): MAE 14.77 → 13.81 months.
+The trees are kept only when their out-of-fold error is below the linear estimate's: on the demo's 53 training
+cases, leaves of 40 cases flattened every estimate towards the median (a homicide estimated at 11 months).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -67,11 +70,23 @@ def contexts(facts: Sequence[str], labels: Sequence[Sequence[str]], context_of) 
     return out
 
 
+@dataclass(frozen=True)
+class Adjustment:
+    """What :func:`fit_adjustment` found: the trees (None when, out of fold, they did not beat the linear estimate:
+    a corpus too small for them, such as the demo's), the spread of the estimate the term model keeps (the
+    standard deviation of its error in log1p months, which its decision reads: worker/agents/models/textmodel.py
+    median_sentence), and the out-of-fold MAE in months of the linear estimate and of the trees."""
+
+    trees: TreeEnsemble | None
+    spread: float
+    mae_linear: float | None = None
+    mae_adjusted: float | None = None
+
+
 def fit_adjustment(inputs: Sequence[Sequence[str]], months: Sequence[float], context: Sequence[Mapping[str, float]],
-                   fold_of: Sequence[int], *, alpha: float, seed: int,
-                   feature_args: Mapping[str, Any]) -> tuple[TreeEnsemble, float]:
-    """The trees on out-of-fold linear estimates (``fold_of``: a fold in 0..FOLDS-1 per case) and ``context``, and
-    the spread of their error (:func:`spread_of`)."""
+                   fold_of: Sequence[int], *, alpha: float, seed: int, feature_args: Mapping[str, Any]) -> Adjustment:
+    """The trees on out-of-fold linear estimates (``fold_of``: a fold in 0..FOLDS-1 per case) and ``context``, kept
+    when their own out-of-fold error is below the linear estimate's."""
     fold_of = np.asarray(fold_of)
     y = np.asarray(months, dtype=np.float64)
     oof = np.zeros(len(y))
@@ -84,22 +99,34 @@ def fit_adjustment(inputs: Sequence[Sequence[str]], months: Sequence[float], con
             oof[outside] = model.predict_values_many([inputs[i] for i in outside])
     X = np.array([[math.log1p(max(v, 0.0)), *(float(c.get(f, 0.0)) for f in SENTENCING_FEATURES)]
                   for v, c in zip(oof, context)])
-    gb = GradientBoostingRegressor(**ADJUSTMENT, random_state=seed).fit(X, np.log1p(y))
-    return ensemble_of(gb, X, gb.predict), spread_of(X, np.log1p(y), fold_of, seed=seed)
+    target = np.log1p(y)
+    held, adjusted = _out_of_fold(X, target, fold_of, seed=seed)
+    if len(held):
+        mae_linear = float(np.mean(np.abs(np.expm1(X[held, 0]) - y[held])))
+        mae_adjusted = float(np.mean(np.abs(np.expm1(adjusted) - y[held])))
+        if mae_adjusted >= mae_linear:
+            return Adjustment(None, _spread(target[held] - X[held, 0]), mae_linear, mae_adjusted)
+    gb = GradientBoostingRegressor(**ADJUSTMENT, random_state=seed).fit(X, target)
+    if not len(held):
+        return Adjustment(ensemble_of(gb, X, gb.predict), 0.0)
+    return Adjustment(ensemble_of(gb, X, gb.predict), _spread(target[held] - adjusted), mae_linear, mae_adjusted)
 
 
-def spread_of(X: np.ndarray, target: np.ndarray, fold_of: np.ndarray, *, seed: int) -> float:
-    """The standard deviation of the adjusted estimate's error in log1p months, out of fold: 1.4826 times the median
-    absolute deviation of the residuals (a normal's sigma, not swayed by the odd case). The term model's decision
-    reads it (worker/agents/models/textmodel.py median_sentence). 0 when no fold can be held out."""
-    residuals = []
+def _out_of_fold(X: np.ndarray, target: np.ndarray, fold_of: np.ndarray, *, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cases some fold held out, and the trees' estimates for them (log1p months), each from trees fitted on the
+    other folds."""
+    held, estimates = [], []
     for f in range(FOLDS):
         inside = np.flatnonzero(fold_of != f)
         outside = np.flatnonzero(fold_of == f)
         if len(outside) and len(inside):
             gb = GradientBoostingRegressor(**ADJUSTMENT, random_state=seed).fit(X[inside], target[inside])
-            residuals.extend(target[outside] - gb.predict(X[outside]))
-    if not residuals:
-        return 0.0
-    r = np.asarray(residuals)
-    return float(1.4826 * np.median(np.abs(r - np.median(r))))
+            held.extend(outside)
+            estimates.extend(gb.predict(X[outside]))
+    return np.asarray(held, dtype=int), np.asarray(estimates, dtype=np.float64)
+
+
+def _spread(residuals: np.ndarray) -> float:
+    """1.4826 times the median absolute deviation of out-of-fold residuals: a normal's standard deviation, not swayed
+    by the odd case."""
+    return float(1.4826 * np.median(np.abs(residuals - np.median(residuals))))

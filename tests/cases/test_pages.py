@@ -362,6 +362,7 @@ def test_the_term_basis_says_what_the_chance_of_life_imprisonment_did(compiled_c
                  "months_estimate": 120.4, "months_linear": 90.0}
     assert _severe(predicted) == {"p": 0.23, "fixed_months": 120}
     assert _severe(dict(predicted, months=120)) is None  # the chance did not move the answer: nothing to say
+    assert _severe(dict(predicted, months=122, p_life=0.01, p_death=0.0)) is None  # a rounding at a 1 % chance
     assert _severe(dict(predicted, months=0, life=True))["fixed_months"] == 120
     assert _severe(dict(predicted, months=0, death=True, p_life=0.4, p_death=0.7))["p"] == 1.0  # a chance, not 110 %
     basis = term_basis("被告人持刀将被害人刺死。", [], {}, model=Term(months=150), precedent_months=(), share=0.4,

@@ -44,9 +44,11 @@ def test_the_adjustment_learns_what_the_words_miss_and_travels_with_the_model(ca
     tokens = [list(facts) + ["@罪名:盗窃罪"] for facts, _ in cases]
     months = [m for _, m in cases]
     context = contexts([f for f, _ in cases], [["盗窃罪"]] * len(cases), legal_context(STATUTES, INTERPRETATIONS, {}))
-    adjust, spread = fit_adjustment(tokens, months, context, [n % FOLDS for n in range(len(cases))], alpha=1.0,
-                                    seed=13, feature_args={"min_df": 1, "max_features": None, "bigrams": False})
-    assert 0 < spread < 2  # the adjusted estimate's error in log1p months, out of fold
+    fit = fit_adjustment(tokens, months, context, [n % FOLDS for n in range(len(cases))], alpha=1.0, seed=13,
+                         feature_args={"min_df": 1, "max_features": None, "bigrams": False})
+    assert fit.trees is not None and fit.mae_adjusted < fit.mae_linear  # out of fold, the trees beat the words alone
+    assert 0 < fit.spread < 2  # the adjusted estimate's error in log1p months, out of fold
+    adjust = fit.trees
     linear = fit_regression(tokens, months, alpha=1.0, target_transform="log1p", min_df=1)
     flags = [bool(n % 2) for n in range(len(cases))]
     life, death = (fit_binary(tokens, flags, label=key, min_df=1) for key in ("life", "death"))
@@ -77,3 +79,16 @@ def test_a_term_model_without_adjustment_keeps_its_id(tmp_path, cases):
     again = TermModel.load(model.save(tmp_path / "plain"), expected_id=model.model_id)
     assert again.adjust is None and again.predict(tokens[0], {"amount_tier": 2.0}) == model.predict(tokens[0])
     assert statutory_range(STATUTES[0]["text"]).max_months == 120
+
+
+def test_trees_that_do_not_beat_the_linear_estimate_out_of_fold_are_not_kept():
+    # The words say it all (robbery 60 months, else 6) and the sentencing facts are noise: on 60 cases, leaves of
+    # many cases only blur the linear estimate, so the term model keeps the linear one, with its own spread.
+    rng = np.random.default_rng(5)
+    words = [["抢劫"] if n % 2 else ["盗窃"] for n in range(60)]
+    months = [60.0 if w == ["抢劫"] else 6.0 for w in words]
+    context = [{f: float(rng.normal()) for f in SENTENCING_FEATURES} for _ in words]
+    fit = fit_adjustment(words, months, context, [n % FOLDS for n in range(60)], alpha=0.01, seed=13,
+                         feature_args={"min_df": 1, "max_features": None, "bigrams": False})
+    assert fit.trees is None and fit.mae_adjusted >= fit.mae_linear, fit
+    assert fit.spread >= 0

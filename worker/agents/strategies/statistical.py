@@ -70,6 +70,7 @@ FOCUS_VIEWS = 8  # focused texts whose tokens and model rankings a strategy keep
 # The precedents' median term's weight beside the term model's (log months), chosen on the development split
 # (term MAE, evaluation runs 87-90 of docs/RESULTS.md): the model alone 15.90 months, 0.3 15.54, 0.4 15.53, 0.5 15.58
 PRECEDENT_TERM_SHARE = 0.4
+SEVERE_SHOWN = 0.05  # the term basis names the chance of life or death that raised a fixed term from this chance up
 COMPANION_SHARE = 0.5  # a verified article defining no charge goes with a charge cited by this share of its precedents
 
 
@@ -719,14 +720,15 @@ def _as_term(predicted) -> Term | None:
 
 def _severe(predicted) -> dict | None:
     """What the chance of life imprisonment or death did to the term model's answer, for the term basis: that chance
-    and the fixed term's own estimate, when the answer is not that estimate (textmodel.median_sentence). None when
-    it is, or for a model that does not say."""
+    and the fixed term's own estimate, when the answer is not that estimate (textmodel.median_sentence) and the
+    chance is SEVERE_SHOWN at least (a month's rounding at a chance of 1 % is not worth the reviewer's reading).
+    None otherwise, or for a model that does not say."""
     if not isinstance(predicted, dict) or "months_estimate" not in predicted:
         return None
     fixed = int(round(predicted["months_estimate"]))
-    if not (predicted["life"] or predicted["death"]) and predicted["months"] == fixed:
-        return None
     chance = min(1.0, float(predicted["p_life"]) + float(predicted["p_death"]))  # two models: their sum may pass 1
+    if not (predicted["life"] or predicted["death"]) and (predicted["months"] == fixed or chance < SEVERE_SHOWN):
+        return None
     return {"p": round(chance, 3), "fixed_months": fixed}
 
 
