@@ -332,7 +332,8 @@ def train_all(
             term_meta["adjustment"] = {"trees": dict(ADJUSTMENT), "features": ["months_log", *SENTENCING_FEATURES],
                                        "kept": adjust.trees is not None, "oof_mae_linear": adjust.mae_linear,
                                        "oof_mae_adjusted": adjust.mae_adjusted}
-            trees = TermAdjustment(features=SENTENCING_FEATURES, trees=adjust.trees) if adjust.trees is not None else None
+            trees = (TermAdjustment(features=SENTENCING_FEATURES, trees=adjust.trees)
+                     if adjust.trees is not None else None)
             model = TermModel(months=months, life=parts["life"], death=parts["death"], metadata=term_meta, adjust=trees,
                               spread=adjust.spread)
             fit_s = time.perf_counter() - started

@@ -416,9 +416,9 @@ def term_basis(facts: str, articles: Sequence[tuple[str, str, str]], standards: 
     the verified precedents' median term with the weight it had (``share``; 1 when no model estimated).
     ``source``: who set the term ("statistical": the term model and the precedents; "llm": the language model,
     no precedents' median). ``severe``: the chance of life imprisonment or death the term model read and its fixed
-    term's own estimate, when that chance moved its answer (kept as "severe"). Empty when there is no term. The verification stage adds "capped" (the term at
-    the articles' maximum) when the term was above it, or "raised" (at their minimum) when it was below it without a
-    ground for a lighter sentence."""
+    term's own estimate, when that chance moved its answer (kept as "severe"). Empty when there is no term. The
+    verification stage adds "capped" (the term at the articles' maximum) when the term was above it, or "raised" (at
+    their minimum) when it was below it without a ground for a lighter sentence."""
     if term is None:
         return {}
     ranges = []

@@ -501,8 +501,8 @@ class StatisticalStrategy(Strategy):
         estimate = _as_term(predicted)
         term = _with_precedents(estimate, precedents, charges) if estimate is not None else _precedent_term(precedents, charges)
         basis = term_basis(focus, [(a.key, a.label, a.text) for a in ranged], self._standards(ranged), model=estimate,
-                           precedent_months=_precedent_months(precedents, charges), share=PRECEDENT_TERM_SHARE, term=term,
-                           severe=_severe(predicted))
+                           precedent_months=_precedent_months(precedents, charges), share=PRECEDENT_TERM_SHARE,
+                           term=term, severe=_severe(predicted))
         reasoning = _reasoning(cited, charges, term, evidence)
         why = []  # what the separate parts added, quoted
         for a in chosen:
