@@ -450,3 +450,35 @@ def test_the_term_basis_keeps_the_remaining_sentence_the_facts_state():
     basis = term_basis(facts, [], {}, model=Term(months=30), precedent_months=[], share=0.4, term=Term(months=30))
     assert basis["remaining"] == 110
     assert "remaining" not in term_basis(ESCAPE, [], {}, model=None, precedent_months=[], share=0.4, term=None)
+
+
+def test_the_precedents_the_term_weighed_are_numbered_and_cited_beside_it():
+    # A homicide whose audit also verified 234: the first three verified precedents were all 故意伤害罪, so the
+    # reasoning's "参照类似案例" cited injury cases while the term weighed the 故意杀人罪 precedents, which were not
+    # numbered at all. Now up to three of each verified charge are numbered, and the term cites its own.
+    from worker.agents.stages.verification import number_evidence
+    from worker.agents.strategies.statistical import _reasoning
+    from worker.agents.testing.memory_store import InMemoryGraphStore
+    from worker.agents.types import ArticleAudit, Audit
+
+    graph = InMemoryGraphStore()
+    graph.add_article(1, 232, charges=["故意杀人罪"])
+    graph.add_article(2, 234, charges=["故意伤害罪"])
+    for pk in (10, 11, 12, 13):
+        graph.add_case(pk, f"injury-{pk}", charges=["故意伤害罪"], article_pks=[2], term=Term(months=pk))
+    for pk in (14, 15):
+        graph.add_case(pk, f"homicide-{pk}", charges=["故意杀人罪"], article_pks=[1], term=Term(life=True))
+    homicide = ArticleAudit(1, "232", "第二百三十二条", ["故意杀人罪"], 1, "", True, passed=True)
+    injury = ArticleAudit(2, "234", "第二百三十四条", ["故意伤害罪"], 2, "", True, passed=True)
+    audit = Audit(articles=[homicide, injury], verified_cases=[10, 11, 12, 13, 14, 15])
+
+    evidence = number_evidence(audit, graph)
+
+    n = {e.pk: e.n for e in evidence if e.kind == "precedent"}
+    assert list(n) == [10, 11, 12, 14, 15]  # three of each verified charge, in the Auditor's order
+    text = _reasoning([homicide], ["故意杀人罪"], Term(months=150), evidence, weighed={14, 15})
+    assert f"参照类似案例[{n[14]}][{n[15]}]，" in text and f"[{n[10]}]" not in text
+    assert "参照类似案例" not in _reasoning([homicide], ["故意杀人罪"], Term(life=True), evidence, weighed=set())
+    lone = Audit(articles=[ArticleAudit(3, "999", "第九百九十九条", [], 3, "", True, passed=True)],
+                 verified_cases=[10, 11, 12, 13])
+    assert [e.pk for e in number_evidence(lone, graph) if e.kind == "precedent"] == [10, 11, 12]  # no charge: first 3

@@ -24,8 +24,10 @@ from worker.agents.wording import interpretation_line, term_wording
 def number_evidence(audit_result: Audit, graph: GraphStore, *, max_cases: int = 3, max_interpretations: int = 2,
                     excluded_interpretations: frozenset[int] = frozenset()) -> list[Evidence]:
     """Number the verified material: articles, their satisfied checklist items and
-    interpretations, then verified precedents. Only these can be cited. A reviewer may
-    exclude interpretations (``excluded_interpretations``) in a what-if."""
+    interpretations, then verified precedents: up to ``max_cases`` convicted of each charge the verified articles
+    define (the precedents a judgment of that charge weighs for its term), or the first ``max_cases`` when none
+    is, in the Auditor's order. Only these can be cited. A reviewer may exclude interpretations
+    (``excluded_interpretations``) in a what-if."""
     evidence: list[Evidence] = []
 
     def add(kind: str, ref: str, pk: int, text: str):
@@ -39,13 +41,20 @@ def number_evidence(audit_result: Audit, graph: GraphStore, *, max_cases: int = 
         kept = [i for i in graph.interpretations(a.article_pk) if i.pk not in excluded_interpretations]
         for interp in kept[:max_interpretations]:
             add("interpretation", a.key, interp.pk, interpretation_line(interp.source, interp.para, interp.text))
-    nodes = {n.pk: n for n in graph.cases(audit_result.verified_cases[:max_cases])}
-    for pk in audit_result.verified_cases[:max_cases]:
-        node = nodes.get(pk)
-        if node:
-            term = _term_text(node.term)
-            add("precedent", node.ext_id, pk, f"{node.ext_id}：{'、'.join(node.charges)}；{term}")
+    for node in _precedents_to_number(audit_result, graph, max_cases):
+        add("precedent", node.ext_id, node.pk, f"{node.ext_id}：{'、'.join(node.charges)}；{_term_text(node.term)}")
     return evidence
+
+
+def _precedents_to_number(audit_result: Audit, graph: GraphStore, max_cases: int) -> list:
+    nodes = {n.pk: n for n in graph.cases(audit_result.verified_cases)}
+    ordered = [nodes[pk] for pk in audit_result.verified_cases if pk in nodes]
+    chosen: set[int] = set()
+    for charge in dict.fromkeys(c for a in audit_result.verified for c in a.charges):
+        chosen.update([n.pk for n in ordered if charge in n.charges][:max_cases])
+    if not chosen:
+        chosen = {n.pk for n in ordered[:max_cases]}
+    return [n for n in ordered if n.pk in chosen]
 
 
 def _term_text(term: Term | None) -> str:

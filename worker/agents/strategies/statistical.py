@@ -503,7 +503,10 @@ class StatisticalStrategy(Strategy):
         basis = term_basis(focus, [(a.key, a.label, a.text) for a in ranged], self._standards(ranged), model=estimate,
                            precedent_months=_precedent_months(precedents, charges), share=PRECEDENT_TERM_SHARE,
                            term=term, severe=_severe(predicted))
-        reasoning = _reasoning(cited, charges, term, evidence)
+        pulled = estimate is None or not (estimate.life or estimate.death)  # as _with_precedents and the basis
+        weighed = {c.pk for c in precedents if pulled and c is not None and c.term is not None
+                   and set(c.charges) & set(charges)}
+        reasoning = _reasoning(cited, charges, term, evidence, weighed)
         why = []  # what the separate parts added, quoted
         for a in chosen:
             charge, p, part = separate.get(a.article_pk, (None, 0.0, ""))
@@ -790,7 +793,10 @@ def names_match(label: str, charge: str, aliases: dict[str, str]) -> bool:
     return label == charge or aliases.get(label) == charge or is_subsequence(label, charge)
 
 
-def _reasoning(chosen: list[ArticleAudit], charges: list[str], term: Term | None, evidence: list[Evidence]) -> str:
+def _reasoning(chosen: list[ArticleAudit], charges: list[str], term: Term | None, evidence: list[Evidence],
+               weighed: set[int]) -> str:
+    """The judgment's reasons in the courts' words, citing the numbered evidence: each article with its items the
+    facts show, and beside the term the numbered precedents it weighed (``weighed``: those of a judged charge)."""
     by_article = {}
     for e in evidence:
         by_article.setdefault((e.kind, e.ref), []).append(e.n)
@@ -799,7 +805,7 @@ def _reasoning(chosen: list[ArticleAudit], charges: list[str], term: Term | None
         cite = "".join(f"[{n}]" for n in by_article.get(("article", a.key), []))
         items = "".join(f"[{n}]" for n in by_article.get(("checklist", a.key), []))
         parts.append(f"依照{a.label}{cite}，经逐项审查{('，' + items + '所列要件有事实支持') if items else ''}")
-    precedents = "".join(f"[{e.n}]" for e in evidence if e.kind == "precedent")
+    precedents = "".join(f"[{e.n}]" for e in evidence if e.kind == "precedent" and e.pk in weighed)
     text = "；".join(parts) + f"，被告人的行为构成{'、'.join(charges)}。"
     if term is not None:
         what = term_wording(term.months, life=term.life, death=term.death, kind=term.kind)
