@@ -503,9 +503,8 @@ class StatisticalStrategy(Strategy):
         basis = term_basis(focus, [(a.key, a.label, a.text) for a in ranged], self._standards(ranged), model=estimate,
                            precedent_months=_precedent_months(precedents, charges), share=PRECEDENT_TERM_SHARE,
                            term=term, severe=_severe(predicted))
-        pulled = estimate is None or not (estimate.life or estimate.death)  # as _with_precedents and the basis
-        weighed = {c.pk for c in precedents if pulled and c is not None and c.term is not None
-                   and set(c.charges) & set(charges)}
+        # the precedents the term weighed, when the basis says they did (not beside a model's life or death)
+        weighed = {c.pk for c in _with_known_term(precedents, charges)} if basis.get("precedents") else set()
         reasoning = _reasoning(cited, charges, term, evidence, weighed)
         why = []  # what the separate parts added, quoted
         for a in chosen:
@@ -747,15 +746,20 @@ def _with_precedents(term: Term, cases, charges: list[str]) -> Term:
     return Term(months=int(round(blended)))
 
 
+def _with_known_term(cases, charges: list[str]) -> list:
+    """The verified precedents convicted of a chosen charge whose term is known: those a term weighs."""
+    return [c for c in cases if c is not None and c.term is not None and set(c.charges) & set(charges)]
+
+
 def _precedent_months(cases, charges: list[str]) -> list[int]:
     """The terms of the verified precedents convicted of a chosen charge, in months (life 300, death 360), sorted."""
-    return sorted(360 if c.term.death else 300 if c.term.life else c.term.months for c in cases
-                  if c is not None and c.term is not None and set(c.charges) & set(charges))
+    return sorted(360 if c.term.death else 300 if c.term.life else c.term.months
+                  for c in _with_known_term(cases, charges))
 
 
 def _precedent_term(cases, charges: list[str]) -> Term | None:
     """Without a term model: the median term of the verified precedents convicted of a chosen charge."""
-    terms = [c.term for c in cases if c is not None and c.term is not None and set(c.charges) & set(charges)]
+    terms = [c.term for c in _with_known_term(cases, charges)]
     if not terms:
         return None
     if sum(t.death for t in terms) * 2 > len(terms):
