@@ -90,7 +90,7 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
     codes.ARTICLE_NO_ELEMENT: _article(gettext_lazy("Does not apply: none of its %(total)s elements is shown by the facts.")),
     codes.ARTICLE_NO_CONDUCT: _article(gettext_lazy(
         "Does not apply: the facts show only elements every offence of its kind shares (%(supported)s of %(total)s: an "
-        "amount, the intent or the victim), none of its own conduct.")),
+        "amount, the intent, the victim, or what the offender did after the offence), none of its own conduct.")),
     codes.ARTICLE_NOT_IN_FORCE: Sentence(gettext_lazy("Does not apply: %(label)s was not in force on %(date)s.")),
     codes.ARTICLE_UNCHECKED: Sentence(gettext_lazy("Not checked: this run left the Auditor agent out.")),
     codes.ARTICLE_MODEL: _choose("applies", Sentence(gettext_lazy("Applies, in the language model's assessment.")),

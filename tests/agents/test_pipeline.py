@@ -246,3 +246,20 @@ def test_an_item_asking_only_for_an_amount_tier_is_never_the_offences_own_conduc
     assert not shows_conduct(shown("是否数额巨大")) and not shows_conduct(shown("是否数额较大", ITEM_AMOUNT_REACHED))
     assert shows_conduct(shown("是否盗窃公私财物数额较大")) and shows_conduct(shown("是否多次抢夺"))
     assert not shows_conduct(shown("是否多次抢夺", satisfied=False))
+
+
+def test_an_item_asking_what_the_offender_did_after_the_offence_is_never_its_conduct():
+    """A surrender, a repayment, forgiveness, meritorious service: grounds of the sentence the facts may show, not
+    elements of an offence (found in `make demo`: a fraud's repayment verified 275, criminal damage, on its own)."""
+    from worker.agents.reasons import ITEM_TERMS_IN_SENTENCE as ITEM_TERMS
+    from worker.agents.stages.auditor.elements import circumstance_item
+    from worker.agents.strategies.statistical import shows_conduct
+    from worker.agents.types import ItemVerdict
+
+    after = ("是否已赔偿被害人损失", "是否具有重大立功表现", "是否具有自首、被害人亲属谅解等从宽情节",
+             "是否在提起公诉前如实供述自己罪行、真诚悔罪、积极退赃并避免或减少损害结果的发生")
+    conduct = ("是否故意毁坏或者损坏公私财物", "是否多次盗窃", "是否以暴力、胁迫方法强行劫取财物", "是否贪污数额较大或者有其他较重情节")
+    assert all(circumstance_item(q) for q in after) and not any(circumstance_item(q) for q in conduct)
+    for q in after:
+        item = ItemVerdict(item_pk=1, order=0, question=q, satisfied=True, score=1.0, reasoning="", why={"code": ITEM_TERMS})
+        assert not shows_conduct(item), q

@@ -91,6 +91,22 @@ def test_a_fraud_whose_sum_and_intent_a_theft_shares_is_not_verified_as_a_theft(
     assert not (deceived.satisfied and deceived.why.get("features") == ["人身"]), "naming the victim shows no deception"
 
 
+def test_a_repaid_fraud_does_not_verify_criminal_damage_by_its_repayment(judging_corpus):
+    """Found in `make demo` as a clerk: a fraud whose defendant surrendered and repaid the victims showed 275's "是否已赔偿
+    被害人损失", and 故意毁坏财物罪 was verified beside fraud ("适用：4 项要件中有 1 项") on the repayment alone. What the
+    offender did after the offence is shown, and weighs in the sentence, but makes no offence."""
+    facts = ("2020年3月至6月，被告人孙某以投资理财为名，先后骗取被害人周某、吴某人民币共计12万元，所得款项用于归还个人债务。"
+             "2020年7月2日，孙某到公安机关投案，如实供述了自己的罪行，并退赔被害人全部损失，取得二被害人谅解。")
+    bundle = judgment_compute(case=CaseInput(facts=facts, defendants=("孙某",), offence_date=dt.date(2020, 3, 1)),
+                              strategy=statistical_strategy())[0]
+    assert bundle.judgment.charges == ["诈骗罪"]
+    damage = next((a for a in bundle.audit.articles if a.key == "275"), None)
+    assert damage is not None and not damage.passed
+    shown = [i.question for i in damage.items if i.satisfied]
+    assert shown == ["是否已赔偿被害人损失"], shown  # the repayment is still read: it is in the facts
+    assert damage.why["code"] == "article.no_conduct", damage.why
+
+
 def test_a_burglary_told_apart_from_a_drunk_drive_is_a_further_act(judging_corpus):
     """plain-28: the Auditor's rows never saw a second offence told apart, so it rejects the burglary's 264 beside the
     drunk drive; a separate part ("另查明") most likely theft with the entry shown inside it passes it as a further act,

@@ -47,7 +47,8 @@ from worker.agents.models.verifier import FactsView
 from worker.agents.ports import GraphStore
 from worker.agents.stages.auditor import provisions
 from worker.agents.stages.auditor.amounts import lowest_standards, yuan_text
-from worker.agents.stages.auditor.elements import ElementChecker, amount_item, generic_item, past_offences
+from worker.agents.stages.auditor.elements import (ElementChecker, amount_item, circumstance_item, generic_item,
+                                                   past_offences)
 from worker.agents.stages.auditor.signals import Ranking, article_signals, cosine, path_votes
 from worker.agents.stages.features import extract_features
 from worker.agents.stages.focus import focus_facts, separate_parts
@@ -77,10 +78,11 @@ COMPANION_SHARE = 0.5  # a verified article defining no charge goes with a charg
 def shows_conduct(item: ItemVerdict) -> bool:
     """Whether a shown item is an element of the offence's own conduct, not one every offence of its kind shares: an
     amount reaching a standard or an item asking only for an amount tier (``elements.amount_item``), or the intent
-    or the victim (``elements.generic_item``). An article passes only with one such element shown: a fraud's sum and
-    intent do not make it a theft."""
+    or the victim (``elements.generic_item``); nor what the offender did after it (``elements.circumstance_item``:
+    a surrender, a repayment). An article passes only with one such element shown: a fraud's sum and intent do not
+    make it a theft, nor its repayment a criminal damage."""
     return (item.satisfied and item.why.get("code") != reasons.ITEM_AMOUNT_REACHED and not amount_item(item.question)
-            and not generic_item(item.question))
+            and not generic_item(item.question) and not circumstance_item(item.question))
 
 
 def _conduct_within(article: ArticleAudit, part: tuple[int, int]) -> bool:
@@ -327,7 +329,7 @@ class StatisticalStrategy(Strategy):
                 a.why = reasons.why(reasons.ARTICLE_NO_ELEMENT, **values)
             elif not conduct:
                 a.reason = (f"only items every offence of its kind shares are shown ({supported}/{len(a.items)}: "
-                            "an amount, the intent, the victim); no element of its own conduct; "
+                            "an amount, the intent, the victim, or what followed the offence); no element of its own conduct; "
                             f"P = {p:.2f} is not enough alone")
                 a.why = reasons.why(reasons.ARTICLE_NO_CONDUCT, **values)
             elif a.article_pk in separate:

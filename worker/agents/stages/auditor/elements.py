@@ -675,6 +675,19 @@ def generic_item(question: str) -> bool:
     return bool(spans) and _covered(spans) >= GENERIC_COVER * len(item_content(question))
 
 
+# What the offender did after the offence (the lexicon's labels): the sentence weighs it, no offence is made of it.
+AFTER_THE_OFFENCE = frozenset({"自首", "如实供述", "坦白", "认罪认罚", "退赃", "赔偿", "取得谅解", "立功", "已退赔"})
+
+
+@functools.lru_cache(maxsize=8192)
+def circumstance_item(question: str) -> bool:
+    """Whether an item names what the offender did after the offence (``AFTER_THE_OFFENCE``: "是否已赔偿被害人损失",
+    "是否具有重大立功表现", "是否具有自首、被害人亲属谅解等从宽情节"): a ground of the sentence, not an element of the offence.
+    Found in `make demo`: a fraud whose defendant repaid the victims showed 275's "是否已赔偿被害人损失", and 故意毁坏财物罪
+    was verified on it alone."""
+    return any(label in AFTER_THE_OFFENCE for label, named, _ in CONCEPTS if named.search(question))
+
+
 @functools.lru_cache(maxsize=1024)
 def amount_item(question: str) -> bool:
     """Whether an item asks only for an amount tier ("是否数额较大", "是否数额巨大"): every property offence has one,
