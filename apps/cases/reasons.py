@@ -162,6 +162,10 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                    "amount of %(tier)s, which the facts reach in every region: the facts show no "
                                    "ground for a sentence below it; the estimate was %(predicted)s months."))
         if v.get("tier")
+        else Sentence(gettext_lazy("Term raised to %(months)s months, the least the verified article provides for the "
+                                   "harm the facts show, %(harm)s: the facts show no ground for a sentence below it; "
+                                   "the estimate was %(predicted)s months."))
+        if v.get("harm")
         else Sentence(gettext_lazy(
             "Term raised to %(months)s months, the least the verified articles provide: the facts show no ground for "
             "a sentence below it; the estimate was %(predicted)s months."))),

@@ -261,6 +261,53 @@ def test_a_tier_named_in_a_list_of_circumstances_takes_the_penalty_of_the_lists_
     assert tier_floor([unlisted], "数额巨大") is None, "not an item of the list"
 
 
+# The statutes' phrasing of an assault graded by its harm, and of a negligent killing with a lighter case.
+ASSAULT = ("故意伤害他人身体的，处三年以下有期徒刑、拘役或者管制。犯前款罪，致人重伤的，处三年以上十年以下有期徒刑；致人死亡或者以"
+           "特别残忍手段致人重伤造成严重残疾的，处十年以上有期徒刑、无期徒刑或者死刑。")
+
+
+def test_the_clause_of_a_harm_gives_the_least_term_for_it_unless_the_article_has_a_lighter_case():
+    from worker.agents.models.sentencing import harm_floor
+
+    # of the clauses naming serious injury (the second names it only with a cruel means), the lowest
+    assert harm_floor([ASSAULT], ["致人重伤"]) == (36, "致人重伤")
+    assert harm_floor([ASSAULT], ["致人死亡"]) == (120, "致人死亡")
+    assert harm_floor([ASSAULT], ["自首", "致人重伤", "致人死亡"]) == (120, "致人死亡"), "the gravest harm shown"
+    assert harm_floor([LISTED], ["致人重伤"]) == (120, "致人重伤"), "an item of a list takes the list's head"
+    # a clause naming the harm in the article's base penalty, or a lighter case of the article, sets no floor above it
+    traffic = ("违反交通运输管理法规，因而发生重大事故，致人重伤、死亡或者使公私财产遭受重大损失的，处三年以下有期徒刑或者拘役；"
+               "因逃逸致人死亡的，处七年以上有期徒刑。")
+    assert harm_floor([traffic], ["致人死亡"])[0] < 6
+    assert harm_floor(["过失致人死亡的，处三年以上七年以下有期徒刑；情节较轻的，处三年以下有期徒刑。"], ["致人死亡"])[0] < 36
+    assert harm_floor([GRADED], ["致人重伤"]) is None, "no clause names it"
+    assert harm_floor([ASSAULT], ["多次", "自首"]) is None, "not a harm"
+
+
+def test_a_harm_its_article_grades_raises_a_single_charges_term_to_that_clauses_minimum():
+    """Corpus out of fold (docs/RESULTS.md, twenty-seventh round): an assault whose facts show a serious injury is
+    punished from three years (Article 234), unless a ground for going below the range is shown."""
+    from worker.agents.models.sentencing import term_basis
+
+    bundle = _theft_bundle()
+    for a in bundle.audit.verified:
+        a.text = ASSAULT
+    article = ("264", "第二百六十四条", ASSAULT)
+
+    def judged(facts: str):
+        basis = term_basis(facts, [article], {}, model=Term(months=20), precedent_months=[], share=0.4,
+                           term=Term(months=20))
+        low = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=20), "message": "", "term_basis": basis})
+        return verify_judgment(low, bundle.audit, bundle.case)
+
+    injured = judged("被告人张某持木棍击打被害人李某头部，致李某重伤二级。")
+    assert injured.term == Term(months=36) and injured.term_basis["raised_harm"] == "致人重伤"
+    assert injured.why == [{"code": reasons.JUDGMENT_TERM_RAISED, "months": 36, "predicted": 20, "harm": "致人重伤"}]
+    assert "minimum for the harm 致人重伤" in injured.message
+    assert judged("被告人张某持木棍击打被害人李某头部，致李某轻伤二级。").term == Term(months=20)
+    surrendered = judged("被告人张某持木棍击打被害人李某头部，致李某重伤二级。案发后张某主动投案。")
+    assert surrendered.term == Term(months=20) and "raised" not in surrendered.term_basis
+
+
 def test_an_amount_that_reaches_a_tier_everywhere_raises_a_single_charges_term_to_that_tiers_minimum():
     from worker.agents.models.sentencing import term_basis
     from worker.agents.stages.auditor.amounts import Standard

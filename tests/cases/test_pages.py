@@ -394,6 +394,31 @@ def test_the_term_basis_says_a_term_was_raised_to_the_remaining_sentence(compile
     assert said in html
 
 
+@pytest.mark.parametrize("lang, said", [("en", "For the harm the facts show, 致人重伤, the cited article provides at least"),
+                                        ("zh-hans", "对案件事实显示的危害后果“致人重伤”，所引法条规定的最低刑为有期徒刑三年")])
+def test_the_term_basis_says_a_term_was_raised_to_the_minimum_for_the_harm_shown(compiled_catalogs, lang, said):
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from apps.cases.evidence import _term_basis
+    from apps.cases.reasons import judgment_render
+    from worker.agents import reasons
+    from worker.agents.graph_types import Term
+    from worker.agents.types import Judgment, Status
+
+    basis = {"circumstances": [{"label": "致人重伤", "quote": "致李某重伤二级。"}],
+             "model": {"months": 20, "life": False, "death": False}, "precedents": None,
+             "term": {"months": 20, "life": False, "death": False},
+             "raised": {"months": 36, "life": False, "death": False}, "raised_harm": "致人重伤"}
+    judgment = Judgment(status=Status.JUDGED, term=Term(months=36), term_basis=basis)
+    why = {"code": reasons.JUDGMENT_TERM_RAISED, "months": 36, "predicted": 20, "harm": "致人重伤"}
+    with translation.override(lang):
+        html = render_to_string("cases/_term_basis.html", {"b": _term_basis(judgment)})
+        reason = judgment_render([why])
+    assert said in html
+    assert "致人重伤" in reason and "36" in reason and ("harm" in reason or "危害后果" in reason)
+
+
 def test_the_term_basis_names_the_article_of_a_circumstance(compiled_catalogs):
     from django.template.loader import render_to_string
     from django.utils import translation

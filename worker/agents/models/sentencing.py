@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,13 +181,9 @@ _LIST_HEAD = re.compile(r"下列情形之一的")
 _LIST_ITEM = re.compile(r"^\s*[（(][一二三四五六七八九十]+[）)]")
 
 
-def tier_floor(texts: Sequence[str], tier: str) -> int | None:
-    """The least term the clauses of ``texts`` give an amount of ``tier`` (数额较大 | 数额巨大 | 数额特别巨大): the lowest
-    minimum of the clauses naming that tier before their penalty; None when no clause does.
-
-    Article 264: "数额巨大或者有其他严重情节的，处三年以上十年以下有期徒刑" → 36 for 数额巨大; Article 263's list "有下列情形之一的，
-    处十年以上有期徒刑…：…（四）多次抢劫或者抢劫数额巨大的" → 120. The lowest of several clauses, so a paragraph for special
-    offenders (Article 171's bank staff) never raises an ordinary offender's term."""
+def _clause_floors(texts: Sequence[str], named: Callable[[str], int | None]) -> list[int]:
+    """The minimum of each clause of ``texts`` for which ``named`` gives the position after what it names, read from
+    the penalty that follows it in the clause, or from the head of the list the clause is an item of."""
     floors = []
     for text in texts:
         head = None  # the penalty of the list the clauses are items of
@@ -198,13 +194,50 @@ def tier_floor(texts: Sequence[str], tier: str) -> int | None:
                 continue
             if not _LIST_ITEM.match(clause):
                 head = None
-            named = _TIER_CLAUSE.findall(clause)
-            if len(named) != 1 or "数额" + named[0] != tier:
+            end = named(clause)
+            if end is None:
                 continue
-            found = statutory_range(clause[_TIER_CLAUSE.search(clause).end():]) or head
+            found = statutory_range(clause[end:]) or head
             if found is not None:
                 floors.append(found.min_months)
-    return min(floors, default=None)
+    return floors
+
+
+def tier_floor(texts: Sequence[str], tier: str) -> int | None:
+    """The least term the clauses of ``texts`` give an amount of ``tier`` (数额较大 | 数额巨大 | 数额特别巨大): the lowest
+    minimum of the clauses naming that tier before their penalty; None when no clause does.
+
+    Article 264: "数额巨大或者有其他严重情节的，处三年以上十年以下有期徒刑" → 36 for 数额巨大; Article 263's list "有下列情形之一的，
+    处十年以上有期徒刑…：…（四）多次抢劫或者抢劫数额巨大的" → 120. The lowest of several clauses, so a paragraph for special
+    offenders (Article 171's bank staff) never raises an ordinary offender's term."""
+    def named(clause: str) -> int | None:
+        tiers = _TIER_CLAUSE.findall(clause)
+        return _TIER_CLAUSE.search(clause).end() if len(tiers) == 1 and "数额" + tiers[0] == tier else None
+
+    return min(_clause_floors(texts, named), default=None)
+
+
+# The harms a clause may name before its penalty, by the lexicon's label: "犯前款罪，致人重伤的，处三年以上十年以下有期徒刑"
+# (234), "（五）抢劫致人重伤、死亡的" under 263's "有下列情形之一的，处十年以上有期徒刑…".
+HARMS = {"致人重伤": "重伤", "致人死亡": "死亡"}
+_LIGHTER = re.compile(r"情节较轻的")
+
+
+def harm_floor(texts: Sequence[str], harms: Sequence[str]) -> tuple[int, str] | None:
+    """(months, harm): the least term the clauses of ``texts`` give the gravest of the ``harms`` the facts show (labels of
+    ``HARMS``), and that harm; None when no clause names one. Per harm, the lowest minimum of the clauses naming it
+    before their penalty, or of a clause for a lighter case ("情节较轻的"), so a clause never sets a floor its article
+    lowers: 234 → 36 months for 致人重伤, 120 for 致人死亡; 133's "致人重伤、死亡…的，处三年以下有期徒刑或者拘役" → 1 month."""
+    lighter = _clause_floors(texts, lambda clause: m.end() if (m := _LIGHTER.search(clause)) else None)
+    best = None
+    for harm in harms:
+        word = HARMS.get(harm)
+        if word is None:
+            continue
+        floors = _clause_floors(texts, lambda clause: i + len(word) if (i := clause.find(word)) >= 0 else None)
+        if floors and (best is None or min(floors + lighter) > best[0]):
+            best = (min(floors + lighter), harm)
+    return best
 
 
 # The circumstances of the lexicon on which the law allows a sentence below the statutory range (减轻处罚): attempt
@@ -229,19 +262,22 @@ def reduction_shown(basis: Mapping) -> bool:
     return any(c.get("label") in REDUCTION_GROUNDS for c in basis.get("circumstances") or [])
 
 
-def raise_term(term: Term, floor: int | None, *, tier: str = "", remaining: bool = False) -> tuple[Term, str, dict]:
+def raise_term(term: Term, floor: int | None, *, tier: str = "", harm: str = "",
+               remaining: bool = False) -> tuple[Term, str, dict]:
     """``term`` raised to ``floor`` months when a fixed term is below it; the note and the reason as ``cap_term``'s.
-    ``tier``: the amount tier whose clause sets the floor (``tier_floor``), "" for the articles' minimum;
-    ``remaining``: the floor is the remaining sentence the facts state (``remaining_sentence``)."""
+    ``tier``: the amount tier whose clause sets the floor (``tier_floor``), ``harm`` the harm whose clause does
+    (``harm_floor``), both "" for the articles' minimum; ``remaining``: the floor is the remaining sentence the facts
+    state (``remaining_sentence``)."""
     if floor is None or term.life or term.death or term.months >= floor:
         return term, "", {}
     values = {"months": floor, "predicted": term.months, **({"tier": tier} if tier else {}),
-              **({"basis": "remaining"} if remaining else {})}
+              **({"harm": harm} if harm else {}), **({"basis": "remaining"} if remaining else {})}
     if remaining:
         return (Term(months=floor), f"term raised to {floor} months (the remaining sentence the facts state, combined "
                                     f"with the new term: Articles 69 and 71; predicted {term.months})",
                 reasons.why(reasons.JUDGMENT_TERM_RAISED, **values))
-    minimum = f"the minimum for an amount of {tier}" if tier else "the statutory minimum"
+    minimum = (f"the minimum for an amount of {tier}" if tier else f"the minimum for the harm {harm}" if harm
+               else "the statutory minimum")
     return (Term(months=floor),
             f"term raised to {floor} months ({minimum}, no ground for a lighter sentence shown; "
             f"predicted {term.months})",

@@ -130,7 +130,9 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     cap bounds it. A sentence below the range (减轻处罚) needs a ground the law gives (``REDUCTION_GROUNDS``); when the
     term basis shows none, a term below the charges' minimum is raised to it; for a single charge whose amount
     reaches a tier in every region (the basis' ``amount.everywhere``), the minimum is that tier's clause's
-    (``sentencing.tier_floor``: a theft of 数额巨大 is punished from three years). When every charge's articles provide
+    (``sentencing.tier_floor``: a theft of 数额巨大 is punished from three years), and for one whose facts show a harm
+    its article's clause names (the basis' circumstances 致人重伤, 致人死亡), that clause's (``sentencing.harm_floor``:
+    an assault causing serious injury is punished from three years). When every charge's articles provide
     criminal detention at most (危险驾驶), the term is 拘役 whatever its length (``sentencing.detention_only``).
     """
     if judgment.term is None:
@@ -155,6 +157,7 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     remaining = judgment.term_basis.get("remaining") if serving else None
     reduced = sentencing.reduction_shown(judgment.term_basis)
     by_remaining = False
+    harm = ""
     if not note and (remaining or not reduced):
         floor, tier = None, ""
         if not reduced:
@@ -164,12 +167,17 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
             by_tier = sentencing.tier_floor(texts, reached) if reached and floor is not None else None
             if by_tier is not None and by_tier > floor:
                 floor, tier = by_tier, reached
+            # One charge whose facts show a harm its article's clause names: that clause gives the least term.
+            harms = [c["label"] for c in judgment.term_basis.get("circumstances") or []] if len(ranges) == 1 else []
+            by_harm = sentencing.harm_floor(texts, harms) if floor is not None else None
+            if by_harm is not None and by_harm[0] > floor:
+                (floor, harm), tier = by_harm, ""
         # The remaining sentence the facts state: the new term is combined with it (Article 71), whatever the grounds
         # for a lighter new term.
         by_remaining = bool(remaining) and (floor is None or remaining > floor)
         if by_remaining:
-            floor, tier = min(remaining, ceiling.months), ""
-        term, note, why = sentencing.raise_term(judgment.term, floor, tier=tier, remaining=by_remaining)
+            floor, tier, harm = min(remaining, ceiling.months), "", ""
+        term, note, why = sentencing.raise_term(judgment.term, floor, tier=tier, harm=harm, remaining=by_remaining)
         key = "raised"
     if detention and term.months and not (term.life or term.death):
         term = replace(term, kind=sentencing.DETENTION_KIND)  # 危险驾驶's six months are 拘役六个月
@@ -179,6 +187,8 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
         return replace(judgment, term=term, reasoning=_term_restated(judgment.reasoning, judgment.term, term))
     message = f"{judgment.message}; {note}" if judgment.message else note
     extra = {"raised_tier": tier} if key == "raised" and tier else {}  # the amount tier whose clause set the floor
+    if key == "raised" and harm:
+        extra["raised_harm"] = harm  # the harm whose clause set it
     if by_remaining:
         extra["raised_remaining"] = True
     basis = dict(judgment.term_basis, **{key: sentencing.term_row(term)}, **extra) if judgment.term_basis else {}
