@@ -143,6 +143,7 @@ def _term_basis(judgment: Judgment | None) -> dict:
             "term": _estimate_of(Term(**basis["term"])) if basis.get("term") else None,
             "capped": _term_of(Term(**basis["capped"])) if basis.get("capped") else None,
             "raised": _term_of(Term(**basis["raised"])) if basis.get("raised") else None,
+            "drug": basis.get("drug"), "raised_drug": bool(basis.get("raised_drug")),
             "raised_tier": basis.get("raised_tier", ""), "raised_harm": basis.get("raised_harm", ""),
             "raised_remaining": bool(basis.get("raised_remaining")),
             "serving": serving_shown(basis), "severe": _severe_of(basis.get("severe"))}

@@ -308,6 +308,61 @@ def test_a_harm_its_article_grades_raises_a_single_charges_term_to_that_clauses_
     assert surrendered.term == Term(months=20) and "raised" not in surrendered.term_basis
 
 
+# Our wording of the weights of Article 347 (the demo's), and of the statutes' list form with opium beside.
+TRAFFICKING = ("走私、贩卖、运输、制造毒品的，不论数量多少，均应追究刑事责任。涉及海洛因或者甲基苯丙胺五十克以上的，处十五年有期徒刑、"
+               "无期徒刑或者死刑，并处没收财产；十克以上不满五十克的，处七年以上有期徒刑，并处罚金；不满十克的，处三年以下有期徒刑、"
+               "拘役或者管制，并处罚金。")
+TRAFFICKING_LISTED = ("贩卖毒品，有下列情形之一的，处十五年有期徒刑、无期徒刑或者死刑：（一）贩卖鸦片一千克以上、海洛因或者甲基苯丙胺"
+                      "五十克以上的；（二）武装掩护贩卖毒品的。贩卖鸦片二百克以上不满一千克、海洛因或者甲基苯丙胺十克以上不满五十克的，"
+                      "处七年以上有期徒刑，并处罚金。")
+
+
+def test_the_clause_for_a_weight_of_heroin_or_methamphetamine_gives_the_least_term_for_it():
+    from worker.agents.models.sentencing import weight_floor
+
+    for text in (TRAFFICKING, TRAFFICKING_LISTED):
+        assert [weight_floor([text], g) for g in (3, 10, 30, 50, 1200)] == [None, 84, 84, 180, 180], text
+    assert weight_floor([GRADED], 60) is None, "no clause grades these drugs"
+    # opium's weights are not heroin's: 300 grams of heroin are not "鸦片二百克以上不满一千克"
+    assert weight_floor(["非法持有鸦片二百克以上不满一千克的，处三年以下有期徒刑。"], 300) is None
+
+
+def test_the_drug_weight_is_the_one_a_seizure_or_a_test_states():
+    """Article 357: the quantity verified. A purchase the facts narrate is not a weight established (found on the
+    development split: "购买了冰毒10克" where 1.23 grams were seized and tested)."""
+    from worker.agents.models.sentencing import drug_weight
+
+    bought = "被告人宋某从他人处购买了冰毒10克后分装贩卖。民警从其住处查获白色晶体，经鉴定检出甲基苯丙胺成分。"
+    assert drug_weight(bought) is None
+    seized = "民警从其住处查获甲基苯丙胺52.5克、海洛因3克。经鉴定，上述毒品均检出毒品成分。另查获冰毒1.2千克。"
+    assert drug_weight(seized) == {"grams": 1200, "text": "冰毒1.2千克"}
+    assert drug_weight("民警当场查获冰毒3.5克。") == {"grams": 3.5, "text": "冰毒3.5克"}
+
+
+def test_a_weight_its_article_grades_raises_a_single_charges_term_to_that_clauses_minimum():
+    from worker.agents.models.sentencing import term_basis
+
+    bundle = _theft_bundle()
+    for a in bundle.audit.verified:
+        a.text = TRAFFICKING
+    article = ("264", "第二百六十四条", TRAFFICKING)
+
+    def judged(facts: str):
+        basis = term_basis(facts, [article], {}, model=Term(months=40), precedent_months=[], share=0.4,
+                           term=Term(months=40))
+        low = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=40), "message": "", "term_basis": basis})
+        return verify_judgment(low, bundle.audit, bundle.case)
+
+    sold = judged("被告人张某贩卖毒品，民警当场查获甲基苯丙胺52.5克。")
+    assert sold.term_basis["drug"] == {"grams": 52.5, "text": "甲基苯丙胺52.5克"}
+    assert sold.term == Term(months=180) and sold.term_basis["raised_drug"] is True
+    assert sold.why == [{"code": reasons.JUDGMENT_TERM_RAISED, "months": 180, "predicted": 40, "grams": 52.5}]
+    assert "minimum for 52.5 grams of heroin or methamphetamine" in sold.message
+    assert judged("被告人张某贩卖毒品，民警当场查获甲基苯丙胺5克。").term == Term(months=40)
+    helped = judged("被告人张某贩卖毒品，民警当场查获甲基苯丙胺52.5克。张某系从犯。")
+    assert helped.term == Term(months=40) and "raised" not in helped.term_basis
+
+
 def test_an_amount_that_reaches_a_tier_everywhere_raises_a_single_charges_term_to_that_tiers_minimum():
     from worker.agents.models.sentencing import term_basis
     from worker.agents.stages.auditor.amounts import Standard

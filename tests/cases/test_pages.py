@@ -419,6 +419,33 @@ def test_the_term_basis_says_a_term_was_raised_to_the_minimum_for_the_harm_shown
     assert "致人重伤" in reason and "36" in reason and ("harm" in reason or "危害后果" in reason)
 
 
+@pytest.mark.parametrize("lang, said", [
+    ("en", ["Drug weight", "For the weight of heroin or methamphetamine the facts state, “甲基苯丙胺52.5克”",
+            "least the verified article provides for 52.5 grams of heroin or methamphetamine"]),
+    ("zh-hans", ["毒品数量", "对案件事实载明的海洛因或甲基苯丙胺数量“甲基苯丙胺52.5克”，所引法条规定的最低刑为有期徒刑十五年",
+                 "经核验法条对海洛因或甲基苯丙胺 52.5 克"])])
+def test_the_term_basis_shows_the_drug_weight_and_the_term_it_raised(compiled_catalogs, lang, said):
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from apps.cases.evidence import _term_basis
+    from apps.cases.reasons import judgment_render
+    from worker.agents import reasons
+    from worker.agents.graph_types import Term
+    from worker.agents.types import Judgment, Status
+
+    basis = {"circumstances": [], "drug": {"grams": 52.5, "text": "甲基苯丙胺52.5克"},
+             "model": {"months": 40, "life": False, "death": False}, "precedents": None,
+             "term": {"months": 40, "life": False, "death": False},
+             "raised": {"months": 180, "life": False, "death": False}, "raised_drug": True}
+    why = {"code": reasons.JUDGMENT_TERM_RAISED, "months": 180, "predicted": 40, "grams": 52.5}
+    with translation.override(lang):
+        html = render_to_string("cases/_term_basis.html", {"b": _term_basis(Judgment(
+            status=Status.JUDGED, term=Term(months=180), term_basis=basis))})
+        reason = judgment_render([why])
+    assert said[0] in html and said[1] in html and said[2] in reason, reason
+
+
 def test_the_term_basis_names_the_article_of_a_circumstance(compiled_catalogs):
     from django.template.loader import render_to_string
     from django.utils import translation

@@ -240,6 +240,56 @@ def harm_floor(texts: Sequence[str], harms: Sequence[str]) -> tuple[int, str] | 
     return best
 
 
+# The weight of heroin or methamphetamine (冰毒) the facts state right after naming it ("查获甲基苯丙胺净重52.3克"), in
+# grams, and the clauses of Articles 347 and 348 grading it ("海洛因或者甲基苯丙胺十克以上不满五十克…的，处七年以上有期徒刑";
+# a clause going on from one that names the drugs may give the weights alone: "…；十克以上不满五十克的，处…"). Opium and
+# the other drugs have other weights, set by interpretations: not read.
+HEROIN_OR_METH = re.compile(r"(?:海洛因|甲基苯丙胺|冰毒)[^。；，]{0,20}?(\d+(?:\.\d+)?)\s*(千克|公斤|克)")
+_GRADED_DRUGS = "海洛因或者甲基苯丙胺"
+_WEIGHT_CLAUSE = re.compile(rf"({_GRADED_DRUGS}|鸦片)?{_N}(千克|克)以上(?:不满{_N}(千克|克))?")
+_OTHER_DRUG = re.compile(r"鸦片|大麻|可卡因|吗啡|其他毒品")
+
+
+# A sentence of a seizure or a test: the weight it states is one established (Article 357: the quantity verified), not
+# one a purchase or an offer names ("从一名陌生男子手中…购买了冰毒10克" in a sale where 1.23 grams were seized and tested).
+# Chosen on the training corpus out of fold and the development split (docs/RESULTS.md, twenty-seventh round).
+SEIZED_OR_TESTED = re.compile(r"鉴定|检验|检出|净重|称量|经称|查获|扣押|缴获|搜出|起获")
+
+
+def drug_weight(facts: str) -> dict | None:
+    """{"grams", "text"}: the largest weight of heroin or methamphetamine (``HEROIN_OR_METH``) a sentence of a seizure
+    or a test states (``SEIZED_OR_TESTED``), and its words; None when none does. The largest, not their sum: the
+    facts may state one seizure twice."""
+    found = [(float(m[1]) * (1 if m[2] == "克" else 1000), m.group()) for sentence in SENTENCE_RE.finditer(facts)
+             if SEIZED_OR_TESTED.search(sentence.group()) for m in HEROIN_OR_METH.finditer(sentence.group())]
+    if not found:
+        return None
+    grams, text = max(found, key=lambda f: f[0])
+    return {"grams": int(grams) if grams == int(grams) else grams, "text": text}
+
+
+def weight_floor(texts: Sequence[str], grams: float) -> int | None:
+    """The least term the clauses of ``texts`` give ``grams`` of heroin or methamphetamine: the lowest minimum of
+    the clauses whose weights for them hold the weight; None when no clause grades these drugs by weight. Article
+    347: 50 grams or more → 180 months (a list's head: "有下列情形之一的，处十五年有期徒刑…"); 10 to 50 → 84; Article 348:
+    50 or more → 84."""
+    def grams_of(number: str, unit: str) -> float:
+        return chinese_to_int(number) * (1000 if unit == "千克" else 1)
+
+    def named(clause: str) -> int | None:
+        for m in _WEIGHT_CLAUSE.finditer(clause):
+            if m[1] == "鸦片" or not m[1] and _OTHER_DRUG.search(clause[:m.start()]):
+                continue  # the weights of another drug
+            low, high = grams_of(m[2], m[3]), grams_of(m[4], m[5]) if m[4] else math.inf
+            if low <= grams < high:
+                return m.end()
+        return None
+
+    if not any(_GRADED_DRUGS in (text or "") for text in texts):
+        return None
+    return min(_clause_floors(texts, named), default=None)
+
+
 # The circumstances of the lexicon on which the law allows a sentence below the statutory range (减轻处罚): attempt
 # (Article 23), accessory (27), surrender (67), meritorious service (68), a minor (17). Without one, a term below the
 # range is raised to its minimum. Confession alone (坦白, 如实供述), compensation and forgiveness lighten a sentence
@@ -262,22 +312,23 @@ def reduction_shown(basis: Mapping) -> bool:
     return any(c.get("label") in REDUCTION_GROUNDS for c in basis.get("circumstances") or [])
 
 
-def raise_term(term: Term, floor: int | None, *, tier: str = "", harm: str = "",
+def raise_term(term: Term, floor: int | None, *, tier: str = "", harm: str = "", grams: float | None = None,
                remaining: bool = False) -> tuple[Term, str, dict]:
     """``term`` raised to ``floor`` months when a fixed term is below it; the note and the reason as ``cap_term``'s.
     ``tier``: the amount tier whose clause sets the floor (``tier_floor``), ``harm`` the harm whose clause does
-    (``harm_floor``), both "" for the articles' minimum; ``remaining``: the floor is the remaining sentence the facts
-    state (``remaining_sentence``)."""
+    (``harm_floor``), ``grams`` the drug weight whose clause does (``weight_floor``), none of them for the articles'
+    minimum; ``remaining``: the floor is the remaining sentence the facts state (``remaining_sentence``)."""
     if floor is None or term.life or term.death or term.months >= floor:
         return term, "", {}
     values = {"months": floor, "predicted": term.months, **({"tier": tier} if tier else {}),
-              **({"harm": harm} if harm else {}), **({"basis": "remaining"} if remaining else {})}
+              **({"harm": harm} if harm else {}), **({"grams": grams} if grams else {}),
+              **({"basis": "remaining"} if remaining else {})}
     if remaining:
         return (Term(months=floor), f"term raised to {floor} months (the remaining sentence the facts state, combined "
                                     f"with the new term: Articles 69 and 71; predicted {term.months})",
                 reasons.why(reasons.JUDGMENT_TERM_RAISED, **values))
     minimum = (f"the minimum for an amount of {tier}" if tier else f"the minimum for the harm {harm}" if harm
-               else "the statutory minimum")
+               else f"the minimum for {grams:g} grams of heroin or methamphetamine" if grams else "the statutory minimum")
     return (Term(months=floor),
             f"term raised to {floor} months ({minimum}, no ground for a lighter sentence shown; "
             f"predicted {term.months})",
@@ -479,6 +530,9 @@ def term_basis(facts: str, articles: Sequence[tuple[str, str, str]], standards: 
                    "model": term_row(model) if model is not None else None, "precedents": None, "term": term_row(term)}
     if severe:
         basis["severe"] = dict(severe)
+    drug = drug_weight(facts)
+    if drug:  # the weight of heroin or methamphetamine, which may bind the term (weight_floor)
+        basis["drug"] = drug
     remaining = remaining_sentence(facts)
     if remaining:  # months that remained of the sentence being served: the term is combined with them
         basis["remaining"] = remaining

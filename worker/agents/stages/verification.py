@@ -128,12 +128,11 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     Each charge is measured by the cited articles defining it, else by any verified article defining it. An offence
     committed while serving a sentence (the term basis shows it) is combined with the remaining sentence: Article 69's
     cap bounds it. A sentence below the range (减轻处罚) needs a ground the law gives (``REDUCTION_GROUNDS``); when the
-    term basis shows none, a term below the charges' minimum is raised to it; for a single charge whose amount
-    reaches a tier in every region (the basis' ``amount.everywhere``), the minimum is that tier's clause's
-    (``sentencing.tier_floor``: a theft of 数额巨大 is punished from three years), and for one whose facts show a harm
-    its article's clause names (the basis' circumstances 致人重伤, 致人死亡), that clause's (``sentencing.harm_floor``:
-    an assault causing serious injury is punished from three years). When every charge's articles provide
-    criminal detention at most (危险驾驶), the term is 拘役 whatever its length (``sentencing.detention_only``).
+    term basis shows none, a term below the charges' minimum is raised to it; for a single charge, to the minimum of
+    the clause for the amount tier the facts reach in every region, the harm they show or the weight of heroin or
+    methamphetamine they state, when it is more (``_least_term``: a theft of 数额巨大, an assault causing serious
+    injury are punished from three years, a sale of 50 grams of heroin from fifteen). When every charge's articles
+    provide criminal detention at most (危险驾驶), the term is 拘役 whatever its length (``sentencing.detention_only``).
     """
     if judgment.term is None:
         return judgment
@@ -157,27 +156,15 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
     remaining = judgment.term_basis.get("remaining") if serving else None
     reduced = sentencing.reduction_shown(judgment.term_basis)
     by_remaining = False
-    harm = ""
+    by: dict = {}  # what set the least term: an amount tier, a harm or a drug weight ({} for the articles' minimum)
     if not note and (remaining or not reduced):
-        floor, tier = None, ""
-        if not reduced:
-            floor = sentencing.floor_for(ranges)
-            # One charge whose amount reaches a tier in every region: that tier's clause gives the least term.
-            reached = (judgment.term_basis.get("amount") or {}).get("everywhere") if len(ranges) == 1 else None
-            by_tier = sentencing.tier_floor(texts, reached) if reached and floor is not None else None
-            if by_tier is not None and by_tier > floor:
-                floor, tier = by_tier, reached
-            # One charge whose facts show a harm its article's clause names: that clause gives the least term.
-            harms = [c["label"] for c in judgment.term_basis.get("circumstances") or []] if len(ranges) == 1 else []
-            by_harm = sentencing.harm_floor(texts, harms) if floor is not None else None
-            if by_harm is not None and by_harm[0] > floor:
-                (floor, harm), tier = by_harm, ""
+        floor, by = _least_term(judgment.term_basis, ranges, texts) if not reduced else (None, {})
         # The remaining sentence the facts state: the new term is combined with it (Article 71), whatever the grounds
         # for a lighter new term.
         by_remaining = bool(remaining) and (floor is None or remaining > floor)
         if by_remaining:
-            floor, tier, harm = min(remaining, ceiling.months), "", ""
-        term, note, why = sentencing.raise_term(judgment.term, floor, tier=tier, harm=harm, remaining=by_remaining)
+            floor, by = min(remaining, ceiling.months), {}
+        term, note, why = sentencing.raise_term(judgment.term, floor, **by, remaining=by_remaining)
         key = "raised"
     if detention and term.months and not (term.life or term.death):
         term = replace(term, kind=sentencing.DETENTION_KIND)  # 危险驾驶's six months are 拘役六个月
@@ -186,14 +173,37 @@ def _within_statutory_range(judgment: Judgment, cited: list[ArticleAudit], verif
             return judgment
         return replace(judgment, term=term, reasoning=_term_restated(judgment.reasoning, judgment.term, term))
     message = f"{judgment.message}; {note}" if judgment.message else note
-    extra = {"raised_tier": tier} if key == "raised" and tier else {}  # the amount tier whose clause set the floor
-    if key == "raised" and harm:
-        extra["raised_harm"] = harm  # the harm whose clause set it
+    extra = {}  # the amount tier, the harm or the drug weight whose clause set the floor
+    if key == "raised" and by:
+        extra = {"raised_tier": by["tier"]} if "tier" in by else {"raised_harm": by["harm"]} if "harm" in by \
+            else {"raised_drug": True}
     if by_remaining:
         extra["raised_remaining"] = True
     basis = dict(judgment.term_basis, **{key: sentencing.term_row(term)}, **extra) if judgment.term_basis else {}
     return replace(judgment, term=term, message=message, term_basis=basis, why=[*judgment.why, why],
                    reasoning=_term_restated(judgment.reasoning, judgment.term, term))
+
+
+def _least_term(basis: dict, ranges: dict[str, list], texts: list[str]) -> tuple[int | None, dict]:
+    """The least term the articles provide for the charges, without a ground for going below it, and what set it ({}
+    for the articles' minimum). For one charge, the clause of the articles for the facts' amount tier reached in every
+    region (``{"tier"}``, the basis' ``amount.everywhere``), harm (``{"harm"}``, its circumstances) or weight of
+    heroin or methamphetamine (``{"grams"}``, its ``drug``) when it provides more: the most of them."""
+    floor = sentencing.floor_for(ranges)
+    if floor is None or len(ranges) != 1:
+        return floor, {}
+    found = []
+    tier = (basis.get("amount") or {}).get("everywhere")
+    if tier:
+        found.append((sentencing.tier_floor(texts, tier), {"tier": tier}))
+    harm = sentencing.harm_floor(texts, [c["label"] for c in basis.get("circumstances") or []])
+    if harm:
+        found.append((harm[0], {"harm": harm[1]}))
+    grams = (basis.get("drug") or {}).get("grams")
+    if grams:
+        found.append((sentencing.weight_floor(texts, grams), {"grams": grams}))
+    return max(((months, by) for months, by in found if months is not None and months > floor),
+               key=lambda f: f[0], default=(floor, {}))
 
 
 def _term_restated(reasoning: str, before: Term, after: Term) -> str:
