@@ -114,6 +114,14 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                       "applies.")),
                 Sentence(gettext_lazy("Does not apply: the facts recite no earlier conviction of an offence this "
                                       "provision names.")))),
+    codes.ARTICLE_PUNISHMENT: lambda v: (
+        Sentence(gettext_lazy("Applies: %(by)s, which applies, punishes by this provision."))
+        if v.get("by") else
+        Sentence(gettext_lazy("Applies: this provision gives the penalty of %(charge)s, which %(covered)s, "
+                              "applying, defines."))
+        if v.get("applies") else
+        Sentence(gettext_lazy("Does not apply: this provision gives the penalty of %(charge)s, and no article "
+                              "defining that offence applies, nor one punishing by it."))),
     codes.ARTICLE_REVIEWER: lambda v: (
         Sentence(gettext_lazy("Decided by the reviewer: %(reason)s — %(outcome)s.")) if v.get("reason")
         else Sentence(gettext_lazy("The reviewer changed element(s) %(items)s: %(supported)s of %(total)s shown — %(outcome)s."))),

@@ -47,6 +47,9 @@ ARTICLE_DEFINITION = "article.definition"
 # applies, shown, quote, covered: a provision for repeat offenders (356), the earlier conviction the facts recite and
 # the passed articles whose offence it aggravates
 ARTICLE_REPEAT = "article.repeat"
+# applies, charge, covered, by: a punishment provision (383, 386, 390), the offence it punishes and the passed articles
+# defining it, or the passed articles that punish by it (386 for 383)
+ARTICLE_PUNISHMENT = "article.punishment"
 # p, threshold, supported, total, label, part_p, quote: below the threshold, passed as a further act that a separate
 # part of the facts (quote) shows, the charge classifier finding that part most likely its charge (label, part_p)
 ARTICLE_SEPARATE_ACT = "article.separate_act"

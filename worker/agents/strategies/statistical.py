@@ -292,6 +292,7 @@ class StatisticalStrategy(Strategy):
                 best.passed = True
         shown = [(a, supported) for a, supported, _ in decided]
         units, definitions, repeats = _unit_decisions(shown), _definition_decisions(shown), _repeat_decisions(shown)
+        punishments = _punishment_decisions(shown)
         for a, supported, conduct in decided:
             p = a.score
             carried = sorted(a.contributions.items(), key=lambda kv: -abs(kv[1]))[:3]
@@ -324,6 +325,14 @@ class StatisticalStrategy(Strategy):
                     f"the facts recite an earlier conviction ({past.span_text}) and {'、'.join(covered)} applies"))
                 a.why = reasons.why(reasons.ARTICLE_REPEAT, applies=a.passed, shown=bool(past),
                                     quote=past.span_text if past else "", covered="、".join(covered))
+            elif a.article_pk in punishments:
+                charge, covered, by = punishments[a.article_pk]
+                a.passed = bool(covered or by)
+                a.reason = (f"a punishment provision: {'、'.join(by)}, which applies, punishes by it" if by else
+                            f"a punishment provision of {charge}: {'、'.join(covered)}, which defines it, applies"
+                            if covered else f"a punishment provision of {charge}: no article defining it applies")
+                a.why = reasons.why(reasons.ARTICLE_PUNISHMENT, applies=a.passed, charge=charge,
+                                    covered="、".join(covered), by="、".join(by))
             elif not supported:
                 a.reason = f"no checklist item is shown by the facts ({len(a.items)} checked); P = {p:.2f} is not enough alone"
                 a.why = reasons.why(reasons.ARTICLE_NO_ELEMENT, **values)
@@ -691,6 +700,26 @@ def _repeat_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, tupl
         nouns = {offences[1] for i in a.items if (offences := past_offences(i.question))}
         covered = [b.label for b, _ in decided if b.passed and b.charges and any(n in b.text for n in nouns)]
         found[a.article_pk] = (past, covered)
+    return found
+
+
+def _punishment_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, tuple[str, list[str], list[str]]]:
+    """The punishment provisions among the candidates (provisions.punished_charge: 383, 386, 390), each with the
+    offence it punishes and the labels of the passed articles defining it, and the provisions defining no charge that
+    a passed article, or an applying punishment provision, punishes by (provisions.punished_by: 383 through 386),
+    with the labels of those: it applies when either list has one, whatever its own items show."""
+    passed = [a for a, _ in decided if a.passed]
+    found = {}
+    for a, _ in decided:
+        charge = provisions.punished_charge(a.text) if not a.charges else None
+        if charge:
+            found[a.article_pk] = (charge, [b.label for b in passed if charge in b.charges], [])
+    applying = passed + [a for a, _ in decided if found.get(a.article_pk, ("", [], []))[1]]
+    for a, _ in decided:
+        by = [b.label for b in applying if b is not a and provisions.key_of(a.key) in provisions.punished_by(b.text)]
+        if by and not a.charges:
+            charge, covered, _ = found.get(a.article_pk, ("", [], []))
+            found[a.article_pk] = (charge, covered, by)
     return found
 
 

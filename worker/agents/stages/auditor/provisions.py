@@ -15,6 +15,11 @@ of other articles means. It goes with a candidate whose text uses its term (357 
 The Researcher adds the definition provisions of the candidates; the statistical Auditor decides them by that rule.
 The Adjudicator cites a verified one as it cites any article defining no charge: when the precedents convicted of
 the chosen charge cite it (most drug judgments do not cite 357); verified, it stays in the evidence chain.
+
+A punishment provision (383: "对犯贪污罪的，根据情节轻重，分别依照下列规定处罚"; 386: "对犯受贿罪的…依照本法第三百八十三条的规定
+处罚"; 390: "对犯行贿罪的，处五年以下有期徒刑…") gives the penalty of an offence another article defines (382, 385, 389):
+it applies when that article does, and so does a provision an applying article punishes by (383 for a bribe, through
+386). Its own checklist asks for the penalty's tiers ("是否贪污数额较大"), which a bribery's facts never show.
 """
 
 from __future__ import annotations
@@ -81,3 +86,19 @@ def defined_term(text: str) -> str | None:
     """The term a definition provision defines ("毒品" for 357); None when ``text`` is not one."""
     match = _DEFINITION.match(text or "")
     return match.group(1) if match else None
+
+
+_PUNISHES = re.compile(r"^\s*对犯(.{1,20}?罪)的")
+# "依照本法第三百八十三条的规定处罚" punishes by that article; "依照…的规定定罪处罚" convicts under it instead.
+_PUNISHED_BY = re.compile(r"依照本法((?:第[一二三四五六七八九十百零]+条(?:之[一二三四五六七八九十]+)?、?)+)的规定处罚")
+
+
+def punished_charge(text: str) -> str | None:
+    """The offence a punishment provision gives the penalty of ("贪污罪" for 383); None when ``text`` is not one."""
+    match = _PUNISHES.match(text or "")
+    return match.group(1) if match else None
+
+
+def punished_by(text: str) -> set[Key]:
+    """The articles ``text`` punishes by ("依照本法第三百八十三条的规定处罚": {(383, 0)})."""
+    return {ref for match in _PUNISHED_BY.finditer(text or "") for ref in find_article_refs(match.group(1))}
