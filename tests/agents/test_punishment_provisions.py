@@ -44,16 +44,19 @@ def test_a_bribes_penalty_applies_through_386_when_bribery_does(bribe_passed):
 
 
 def test_a_punishment_provision_applies_with_the_offence_it_punishes_and_the_reviewer_reads_why():
+    from django.utils import translation
+
     from apps.cases.reasons import reason_render
 
     giving = article(1, "389", charges=["行贿罪"], passed=True)
     penalty = article(2, "390", GIVING_PENALTY)
     charge, covered, by = _punishment_decisions([(giving, 1), (penalty, 0)])[2]
     assert (charge, covered, by) == ("行贿罪", ["第389条"], [])
-    why = reasons.why(reasons.ARTICLE_PUNISHMENT, applies=True, charge=charge, covered="、".join(covered), by="")
-    text = reason_render(why)["text"]
-    assert text.startswith("Applies") and "行贿罪" in text and "第389条" in text
-    no = reasons.why(reasons.ARTICLE_PUNISHMENT, applies=False, charge=charge, covered="", by="")
-    assert reason_render(no)["text"].startswith("Does not apply") and "行贿罪" in reason_render(no)["text"]
-    by_386 = reasons.why(reasons.ARTICLE_PUNISHMENT, applies=True, charge="贪污罪", covered="", by="第386条")
-    assert "第386条" in reason_render(by_386)["text"]
+    with translation.override("en"):
+        why = reasons.why(reasons.ARTICLE_PUNISHMENT, applies=True, charge=charge, covered="、".join(covered), by="")
+        text = reason_render(why)["text"]
+        assert text.startswith("Applies") and "行贿罪" in text and "第389条" in text
+        no = reasons.why(reasons.ARTICLE_PUNISHMENT, applies=False, charge=charge, covered="", by="")
+        assert reason_render(no)["text"].startswith("Does not apply") and "行贿罪" in reason_render(no)["text"]
+        by_386 = reasons.why(reasons.ARTICLE_PUNISHMENT, applies=True, charge="贪污罪", covered="", by="第386条")
+        assert "第386条" in reason_render(by_386)["text"]
