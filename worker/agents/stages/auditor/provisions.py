@@ -1,4 +1,5 @@
-"""Unit-crime and definition provisions: articles that define no charge but go with one, read from the statute text.
+"""Unit-crime, definition and punishment provisions: articles that define no charge but go with one, read from the
+statute text.
 
 A unit-crime provision (150, 200, 211, 220, 231, 346, 366: "单位犯本节第X条至第Y条规定之罪的，对单位判处罚金，
 并对其直接负责的主管人员和其他直接责任人员…处罚") applies beside an article in its scope when a unit committed
