@@ -261,5 +261,6 @@ def test_an_item_asking_what_the_offender_did_after_the_offence_is_never_its_con
     conduct = ("是否故意毁坏或者损坏公私财物", "是否多次盗窃", "是否以暴力、胁迫方法强行劫取财物", "是否贪污数额较大或者有其他较重情节")
     assert all(circumstance_item(q) for q in after) and not any(circumstance_item(q) for q in conduct)
     for q in after:
-        item = ItemVerdict(item_pk=1, order=0, question=q, satisfied=True, score=1.0, reasoning="", why={"code": ITEM_TERMS})
+        item = ItemVerdict(item_pk=1, order=0, question=q, satisfied=True, score=1.0, reasoning="",
+                           why={"code": ITEM_TERMS})
         assert not shows_conduct(item), q

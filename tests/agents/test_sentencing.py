@@ -261,6 +261,24 @@ def test_a_tier_named_in_a_list_of_circumstances_takes_the_penalty_of_the_lists_
     assert tier_floor([unlisted], "数额巨大") is None, "not an item of the list"
 
 
+def _judged_under(text: str, *, months: int):
+    """facts -> the verified judgment of the tiny graph's theft with its article's text replaced by ``text`` and a
+    proposed term of ``months``, its basis read from the facts."""
+    from worker.agents.models.sentencing import term_basis
+
+    bundle = _theft_bundle()
+    for a in bundle.audit.verified:
+        a.text = text
+
+    def judged(facts: str):
+        basis = term_basis(facts, [("264", "第二百六十四条", text)], {}, model=Term(months=months), precedent_months=[],
+                           share=0.4, term=Term(months=months))
+        low = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=months), "message": "", "term_basis": basis})
+        return verify_judgment(low, bundle.audit, bundle.case)
+
+    return judged
+
+
 # The statutes' phrasing of an assault graded by its harm, and of a negligent killing with a lighter case.
 ASSAULT = ("故意伤害他人身体的，处三年以下有期徒刑、拘役或者管制。犯前款罪，致人重伤的，处三年以上十年以下有期徒刑；致人死亡或者以"
            "特别残忍手段致人重伤造成严重残疾的，处十年以上有期徒刑、无期徒刑或者死刑。")
@@ -287,19 +305,7 @@ def test_the_clause_of_a_harm_gives_the_least_term_for_it_unless_the_article_has
 def test_a_harm_its_article_grades_raises_a_single_charges_term_to_that_clauses_minimum():
     """Corpus out of fold (docs/RESULTS.md, twenty-seventh round): an assault whose facts show a serious injury is
     punished from three years (Article 234), unless a ground for going below the range is shown."""
-    from worker.agents.models.sentencing import term_basis
-
-    bundle = _theft_bundle()
-    for a in bundle.audit.verified:
-        a.text = ASSAULT
-    article = ("264", "第二百六十四条", ASSAULT)
-
-    def judged(facts: str):
-        basis = term_basis(facts, [article], {}, model=Term(months=20), precedent_months=[], share=0.4,
-                           term=Term(months=20))
-        low = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=20), "message": "", "term_basis": basis})
-        return verify_judgment(low, bundle.audit, bundle.case)
-
+    judged = _judged_under(ASSAULT, months=20)
     injured = judged("被告人张某持木棍击打被害人李某头部，致李某重伤二级。")
     assert injured.term == Term(months=36) and injured.term_basis["raised_harm"] == "致人重伤"
     assert injured.why == [{"code": reasons.JUDGMENT_TERM_RAISED, "months": 36, "predicted": 20, "harm": "致人重伤"}]
@@ -341,19 +347,7 @@ def test_the_drug_weight_is_the_one_a_seizure_or_a_test_states():
 
 
 def test_a_weight_its_article_grades_raises_a_single_charges_term_to_that_clauses_minimum():
-    from worker.agents.models.sentencing import term_basis
-
-    bundle = _theft_bundle()
-    for a in bundle.audit.verified:
-        a.text = TRAFFICKING
-    article = ("264", "第二百六十四条", TRAFFICKING)
-
-    def judged(facts: str):
-        basis = term_basis(facts, [article], {}, model=Term(months=40), precedent_months=[], share=0.4,
-                           term=Term(months=40))
-        low = Judgment(**{**bundle.judgment.__dict__, "term": Term(months=40), "message": "", "term_basis": basis})
-        return verify_judgment(low, bundle.audit, bundle.case)
-
+    judged = _judged_under(TRAFFICKING, months=40)
     sold = judged("被告人张某贩卖毒品，民警当场查获甲基苯丙胺52.5克。")
     assert sold.term_basis["drug"] == {"grams": 52.5, "text": "甲基苯丙胺52.5克"}
     assert sold.term == Term(months=180) and sold.term_basis["raised_drug"] is True

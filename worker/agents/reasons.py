@@ -34,7 +34,8 @@ ARTICLE_APPLIES = "article.applies"  # the Auditor passed it
 ARTICLE_BEST_SUPPORTED = "article.best_supported"  # p, threshold, supported, total: below the threshold, the best there was
 ARTICLE_REJECTED = "article.rejected"  # p, threshold, supported, total, signals: below the threshold
 ARTICLE_NO_ELEMENT = "article.no_element"  # total: no checklist item is shown by the facts
-ARTICLE_NO_CONDUCT = "article.no_conduct"  # supported, total: only an amount, the intent, the property, an after-offence ground
+# supported, total: only an amount, the intent, the property, or what followed the offence are shown
+ARTICLE_NO_CONDUCT = "article.no_conduct"
 ARTICLE_NOT_IN_FORCE = "article.not_in_force"  # label, date
 ARTICLE_UNCHECKED = "article.unchecked"  # the Auditor was switched off (ablation)
 ARTICLE_MODEL = "article.model"  # the LLM's decision

@@ -227,10 +227,10 @@ _LIGHTER = re.compile(r"情节较轻的")
 
 
 def harm_floor(texts: Sequence[str], harms: Sequence[str]) -> tuple[int, str] | None:
-    """(months, harm): the least term the clauses of ``texts`` give the gravest of the ``harms`` the facts show (labels of
-    ``HARMS``), and that harm; None when no clause names one. Per harm, the lowest minimum of the clauses naming it
-    before their penalty, or of a clause for a lighter case ("情节较轻的"), so a clause never sets a floor its article
-    lowers: 234 → 36 months for 致人重伤; 133's "致人重伤、死亡…的，处三年以下有期徒刑或者拘役" → 1 month."""
+    """(months, harm): the least term the clauses of ``texts`` give the gravest of the ``harms`` the facts show
+    (labels of ``HARMS``), and that harm; None when no clause names one. Per harm, the lowest minimum of the clauses
+    naming it before their penalty, or of a clause for a lighter case ("情节较轻的"), so a clause never sets a floor its
+    article lowers: 234 → 36 months for 致人重伤; 133's "致人重伤、死亡…的，处三年以下有期徒刑或者拘役" → 1 month."""
     lighter = _clause_floors(texts, lambda clause: m.end() if (m := _LIGHTER.search(clause)) else None)
     best = None
     for harm in harms:
@@ -331,7 +331,8 @@ def raise_term(term: Term, floor: int | None, *, tier: str = "", harm: str = "",
                                     f"with the new term: Articles 69 and 71; predicted {term.months})",
                 reasons.why(reasons.JUDGMENT_TERM_RAISED, **values))
     minimum = (f"the minimum for an amount of {tier}" if tier else f"the minimum for the harm {harm}" if harm
-               else f"the minimum for {grams:g} grams of heroin or methamphetamine" if grams else "the statutory minimum")
+               else f"the minimum for {grams:g} grams of heroin or methamphetamine" if grams
+               else "the statutory minimum")
     return (Term(months=floor),
             f"term raised to {floor} months ({minimum}, no ground for a lighter sentence shown; "
             f"predicted {term.months})",

@@ -338,7 +338,8 @@ class StatisticalStrategy(Strategy):
                 a.why = reasons.why(reasons.ARTICLE_NO_ELEMENT, **values)
             elif not conduct:
                 a.reason = (f"only items every offence of its kind shares are shown ({supported}/{len(a.items)}: "
-                            "an amount, the intent, the victim, or what followed the offence); no element of its own conduct; "
+                            "an amount, the intent, the victim, or what followed the offence); "
+                            "no element of its own conduct; "
                             f"P = {p:.2f} is not enough alone")
                 a.why = reasons.why(reasons.ARTICLE_NO_CONDUCT, **values)
             elif a.article_pk in separate:
