@@ -175,9 +175,9 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                    "the estimate was %(predicted)s months."))
         if v.get("harm")
         else Sentence(gettext_lazy("Term raised to %(months)s months, the least the verified article provides for "
-                                   "%(grams)s grams of heroin or methamphetamine, the weight a seizure or a test in "
-                                   "the facts states: the facts show no ground for a sentence below it; the estimate "
-                                   "was %(predicted)s months."))
+                                   "%(grams)s grams of heroin or methamphetamine, stated in a sentence of the facts "
+                                   "that tells of a seizure or a test: the facts show no ground for a sentence below "
+                                   "it; the estimate was %(predicted)s months."))
         if v.get("grams")
         else Sentence(gettext_lazy(
             "Term raised to %(months)s months, the least the verified articles provide: the facts show no ground for "
