@@ -311,6 +311,14 @@ def test_the_courts_wording_of_eleven_more_elements_shows_them_and_plain_facts_o
     _assert_shown(items, shows, does_not_show)
 
 
+def test_tying_the_victim_up_is_force_and_a_bundled_sale_is_not():
+    """Found in `make demo` as a reviewer: "将郑某捆绑后…抢走现金" did not show robbery's "是否当场使用暴力、胁迫或者其他方法"."""
+    items = {"force": "是否当场使用暴力、胁迫或者其他方法"}
+    _assert_shown(items, shows=[("被告人持匕首进入被害人家中，将被害人捆绑后抢走现金八千元。", "force"),
+                                ("被告人用胶带绑住被害人双手，搜走其手机。", "force")],
+                  does_not_show=[("被告人将劣质茶叶与名茶捆绑销售，获利五万元。", "force")])
+
+
 def test_the_courts_wording_read_from_the_training_cases_shows_their_elements_and_violence_alone_no_resisted_arrest():
     items = {
         "force": "是否使用暴力、胁迫或者其他手段",

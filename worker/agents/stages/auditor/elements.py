@@ -221,8 +221,10 @@ ELEMENT_EXPRESSIONS = {
     "生产销售食品药品": r"(?:生产|销售|加工|制作|出售)[^。]{0,12}?(?:保健品|食品|药品)",
     # a seal carved privately, an invoice printed or issued without right
     "伪造证件印章": SEAL_MADE + r"|(?:盗开|私印|印制|制作)[^。]{0,16}?发票",
-    # force as facts describe it without a word of the lexicon: pinned down, slapped, pulled by the hair
+    # force as facts describe it without a word of the lexicon: pinned down, slapped, pulled by the hair, tied up
+    # (not a bundled sale, 捆绑销售)
     "暴力": (r"[按摁]倒|[按摁]压?在(?:床|地)|压在.{0,6}?身[上下]|捂住.{0,6}?(?:嘴|口鼻)|[扇打抽][^。]{0,8}?耳光|揪.{0,4}?头发|打脸"
+           r"|捆绑(?!销售|搭售)|捆住|绑住|绑在|[捆绑缠]住[^。，]{0,4}?(?:手|脚|双手)"
            r"|抽[^。]{0,8}?的?脸|[按摁]住|捂嘴|撕(?:扯|破|烂|开)[^。，]{0,4}?(?:衣|裤)|强行[^。，]{0,12}?脱"
            r"|强行[^。]{0,24}?(?:发生[^。，]{0,3}?性关系|奸淫|奸污)"),
     # someone else standing in for the offender: a stand-in driver after an accident, a stand-in for the charge
