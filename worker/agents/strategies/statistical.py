@@ -716,9 +716,13 @@ def _punishment_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, 
         if charge:
             found[a.article_pk] = (charge, [b.label for b in passed if charge in b.charges], [])
     applying = passed + [a for a, _ in decided if found.get(a.article_pk, ("", [], []))[1]]
+    punishes_by = {b.article_pk: provisions.punished_by(b.text) for b in applying}  # each text read once
     for a, _ in decided:
-        by = [b.label for b in applying if b is not a and provisions.key_of(a.key) in provisions.punished_by(b.text)]
-        if by and not a.charges:
+        if a.charges:
+            continue
+        key = provisions.key_of(a.key)
+        by = [b.label for b in applying if b is not a and key in punishes_by[b.article_pk]]
+        if by:
             charge, covered, _ = found.get(a.article_pk, ("", [], []))
             found[a.article_pk] = (charge, covered, by)
     return found
