@@ -39,6 +39,7 @@ PATH_LABELS = {
     "case": gettext_lazy("articles cited by the retrieved cases"),
     "unit": gettext_lazy("unit-crime provisions of the candidates (the facts show a unit crime)"),
     "definition": gettext_lazy("definitions of terms the candidates use (such as 毒品)"),
+    "punishment": gettext_lazy("punishment provisions of the candidates' charges (such as 386 for 受贿罪)"),
     "plan-statutes": gettext_lazy("planner — statute searches (BM25 + dense, intent-reranked)"),
     "plan-interpretations": gettext_lazy("planner — interpretation searches (BM25 + interpretations of dense articles)"),
     "plan-precedents": gettext_lazy("planner — precedent searches (ontology similarity × court authority)"),
@@ -49,6 +50,7 @@ PATH_SHORT = {
     "art": gettext_lazy("statute search"), "flat": gettext_lazy("flat search"), "case": gettext_lazy("cited by similar cases"),
     "unit": gettext_lazy("unit-crime provision"),
     "definition": gettext_lazy("definition of a term"),
+    "punishment": gettext_lazy("punishment provision"),
     "plan-statutes": gettext_lazy("statute search"), "plan-interpretations": gettext_lazy("interpretation search"),
     "plan-precedents": gettext_lazy("precedent search"),
 }

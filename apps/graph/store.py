@@ -22,7 +22,6 @@ from worker.agents.graph_types import (
     InterpretationNode,
     Term,
 )
-from worker.agents.stages.auditor.provisions import DEFINITION_OPENING
 
 
 def _article_node(props: dict, charges=()) -> ArticleNode:
@@ -255,12 +254,11 @@ class AgeGraphStore:
         return self._articles("MATCH (i:Interpretation)-[:INTERPRETS]->(a:Article) WHERE i.pk = $pk RETURN a",
                               {"pk": interpretation_pk})
 
-    def definitions(self) -> list[tuple[ArticleNode, str]]:
-        return self._memo(("definitions", 0), self._definitions)
+    def opening_with(self, opening: str) -> list[tuple[ArticleNode, str]]:
+        return self._memo(("opening_with", opening), lambda: self._opening_with(opening))
 
-    def _definitions(self) -> list[tuple[ArticleNode, str]]:
-        versions = list(ArticleVersion.objects.filter(valid_to__isnull=True, repealed=False,
-                                                      text__regex=DEFINITION_OPENING))
+    def _opening_with(self, opening: str) -> list[tuple[ArticleNode, str]]:
+        versions = list(ArticleVersion.objects.filter(valid_to__isnull=True, repealed=False, text__regex=opening))
         self.prefetch_articles(v.article_id for v in versions)
         found = [(self.article(v.article_id), v.text) for v in versions]
         return sorted(((node, text) for node, text in found if node is not None),

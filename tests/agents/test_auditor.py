@@ -793,6 +793,23 @@ def test_signals_name_no_label_and_read_each_kind_of_evidence():
     assert cosine({1: 0.6, 2: 0.8}, {2: 1.0}) == pytest.approx(0.8)
 
 
+def test_a_penalty_only_the_punishment_path_brought_leaves_the_others_rule_ranks_as_they_were():
+    """386, added for a bribe by the Researcher's punishment path, reads like a bribery: it must not push 385 down the
+    rule ranks the Auditor learnt from candidate sets without it. Reached by the precedents too, it competes."""
+    bribe, penalty = _article(85, "385", ["受贿罪"], [True]), _article(86, "386", [], [False])
+    charges = Ranking.of({"受贿罪": 0.8}, {"受贿罪": 1.0})
+
+    def rows(sources):
+        research = Research(focus="", features={}, query_text="", prejudged=[("受贿罪", 0.8)], article_sources=sources)
+        return article_signals([bribe, penalty], research, charges=charges, articles_rank=Ranking.of({}, {}),
+                               labels_of=lambda a: ["受贿罪"], rule_sims={85: 0.3, 86: 0.5}, label_counts={}, votes={})
+
+    alone = rows({85: ["chg"], 86: ["punishment"]})[0]
+    assert alone["rule_margin"] == 0 and alone["rule_rank"] == 0
+    cited = rows({85: ["chg"], 86: ["case", "punishment"]})[0]
+    assert cited["rule_margin"] == pytest.approx(0.2) and cited["rule_rank"] == pytest.approx(np.log1p(1))
+
+
 def _rows(n_cases=60, seed=3):
     """Synthetic rows: the gold article has higher chg_p and rule_sim; its items are supported."""
     rng = np.random.default_rng(seed)

@@ -6,7 +6,7 @@ import datetime as dt
 
 from worker.agents import reasons
 from worker.agents.pipeline import adjudicate
-from worker.agents.stages.auditor.provisions import defined_term
+from worker.agents.stages.auditor.provisions import DEFINITION_OPENING, defined_term
 from worker.agents.strategies.statistical import StatisticalStrategy
 from worker.agents.testing.fixtures import FixedProbabilities, tiny_legal_graph
 from worker.agents.testing.memory_retriever import InMemoryRetriever
@@ -86,4 +86,4 @@ def test_the_memory_store_lists_the_definitions_in_statute_order():
     graph.add_article_text(670, 67, "本法所称淫秽物品，是指具体描绘性行为或者露骨宣扬色情的诲淫性的书刊。")
     graph.add_article(51, 451)
     graph.add_article_text(510, 51, "本章所称战时，是指国家宣布进入战争状态。", valid_to=dt.date(2000, 1, 1))  # no longer in force
-    assert [(node.number, text[:7]) for node, text in graph.definitions()] == [(357, "本法所称的毒品"), (367, "本法所称淫秽物")]
+    assert [(node.number, text[:7]) for node, text in graph.opening_with(DEFINITION_OPENING)] == [(357, "本法所称的毒品"), (367, "本法所称淫秽物")]

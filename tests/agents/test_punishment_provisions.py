@@ -60,3 +60,64 @@ def test_a_punishment_provision_applies_with_the_offence_it_punishes_and_the_rev
         assert reason_render(no)["text"].startswith("Does not apply") and "行贿罪" in reason_render(no)["text"]
         by_386 = reasons.why(reasons.ARTICLE_PUNISHMENT, applies=True, charge="贪污罪", covered="", by="第386条")
         assert "第386条" in reason_render(by_386)["text"]
+
+
+def test_a_punishment_provision_the_auditor_passed_carries_nothing_when_its_offence_does_not_apply():
+    """386's own P may pass the Auditor; it still applies only with an article of 受贿罪, and neither does 383 through
+    it (a perjury's judgment had 383 verified so)."""
+    bribe = article(1, "385", charges=["受贿罪"], passed=False)
+    penalty = article(2, "386", BRIBE_PENALTY, passed=True)
+    tiers = article(3, "383", EMBEZZLEMENT_PENALTY)
+    decided = _punishment_decisions([(bribe, 0), (penalty, 1), (tiers, 1)])
+    assert decided[2] == ("受贿罪", [], []) and decided[3] == ("贪污罪", [], [])
+
+
+BRIBERY = ("公诉机关指控：2015年至2016年，被告人黄某在担任某镇经济发展办公室主任期间，利用职务上的便利，为他人在工程承揽中谋取利益，"
+           "先后三次收受张某所送人民币共计5万元。")
+
+
+def _bribery_graph(precedents_cite_the_penalty: bool):
+    from worker.agents.testing.fixtures import tiny_legal_graph
+
+    graph = tiny_legal_graph()
+    graph.add_article(85, 385, charges=["受贿罪"])
+    graph.add_article_text(850, 85, "国家工作人员利用职务上的便利，索取他人财物的，或者非法收受他人财物，为他人谋取利益的，是受贿罪。")
+    graph.add_checklist(850, ["是否国家工作人员", "是否利用职务上的便利", "是否非法收受他人财物"])
+    graph.add_article(86, 386)
+    graph.add_article_text(860, 86, BRIBE_PENALTY)
+    graph.add_checklist(860, ["是否构成受贿罪"])
+    graph.add_article(83, 383)
+    graph.add_article_text(830, 83, EMBEZZLEMENT_PENALTY)
+    graph.add_checklist(830, ["是否贪污数额较大"])
+    graph.add_reference(86, 83)
+    cited = [85, 86, 83] if precedents_cite_the_penalty else [85]
+    for pk in (401, 402, 403):
+        graph.add_case(pk, f"bribe-{pk}", charges=["受贿罪"], article_pks=cited)
+    return graph
+
+
+@pytest.mark.parametrize("precedents_cite_the_penalty", [True, False])
+def test_the_researcher_adds_the_penalty_of_a_candidates_offence_and_the_judgment_verifies_it(
+        precedents_cite_the_penalty):
+    """Whether or not the precedents cite 386 and 383, a bribery has them to decide, and they apply with 385; brought
+    by the punishment path alone, they leave the other candidates' rule ranks as they were."""
+    import datetime as dt
+
+    from worker.agents.pipeline import adjudicate
+    from worker.agents.strategies.statistical import StatisticalStrategy
+    from worker.agents.testing.fixtures import FixedProbabilities
+    from worker.agents.testing.memory_retriever import InMemoryRetriever
+    from worker.agents.types import CaseInput
+
+    graph = _bribery_graph(precedents_cite_the_penalty)
+    strategy = StatisticalStrategy(charge_model=FixedProbabilities({"受贿罪": 0.9, "盗窃罪": 0.05}, model_id="fake"))
+    case = CaseInput(facts=BRIBERY, defendants=("黄某",), offence_date=dt.date(2016, 6, 1))
+    bundle = adjudicate(case, "黄某", strategy=strategy, graph=graph, retriever=InMemoryRetriever(graph))
+    sources = bundle.research.article_sources
+    assert "punishment" in sources[86] and "punishment" in sources[83]
+    verified = {a.article_pk: a for a in bundle.audit.verified}
+    assert {85, 86, 83} <= set(verified)
+    assert verified[86].why["code"] == reasons.ARTICLE_PUNISHMENT and verified[86].why["covered"] == "第三百八十五条"
+    assert verified[83].why["by"] == "第三百八十六条"
+    assert bundle.judgment.charges == ["受贿罪"]
+    assert bundle.judgment.article_keys == (["385", "383", "386"] if precedents_cite_the_penalty else ["385"])

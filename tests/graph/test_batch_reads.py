@@ -11,6 +11,7 @@ from apps.corpus.services.indexing import search_indexes_build
 from apps.graph.retriever import DbRetriever, _cosines, _vectors
 from apps.graph.services.building import graph_build
 from apps.graph.store import AgeGraphStore
+from worker.agents.stages.auditor.provisions import DEFINITION_OPENING
 
 pytestmark = pytest.mark.django_db
 
@@ -107,7 +108,7 @@ def test_the_definitions_are_the_current_texts_opening_with_a_defined_term(built
     ArticleVersion.objects.create(article=wartime, text="本章所称战时，是指国家宣布进入战争状态。", text_sha256="d2",
                                   valid_to=dt.date(2000, 1, 1))  # no longer in force: not a definition today
     graph_build()
-    found = AgeGraphStore().definitions()
+    found = AgeGraphStore().opening_with(DEFINITION_OPENING)
     numbers = [node.number for node, _ in found]
     assert 367 in numbers and 451 not in numbers and numbers == sorted(numbers)
     assert dict((node.number, text) for node, text in found)[367] == "本法所称淫秽物品，是指诲淫性的书刊。"

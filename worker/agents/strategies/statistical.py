@@ -715,7 +715,10 @@ def _punishment_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, 
         charge = provisions.punished_charge(a.text) if not a.charges else None
         if charge:
             found[a.article_pk] = (charge, [b.label for b in passed if charge in b.charges], [])
-    applying = passed + [a for a, _ in decided if found.get(a.article_pk, ("", [], []))[1]]
+    # A punishment provision applies by what its offence's articles do, never by its own P: 386 passed by the Auditor
+    # while no article of 受贿罪 applies does not carry 383.
+    applying = ([a for a in passed if a.article_pk not in found]
+                + [a for a, _ in decided if a.article_pk in found and found[a.article_pk][1]])
     punishes_by = {b.article_pk: provisions.punished_by(b.text) for b in applying}  # each text read once
     for a, _ in decided:
         if a.charges:

@@ -22,7 +22,6 @@ from worker.agents.graph_types import (
     Term,
 )
 from worker.agents.numerals import article_label
-from worker.agents.stages.auditor.provisions import DEFINITION_OPENING
 
 CRIMINAL_LAW = "中华人民共和国刑法"
 
@@ -319,13 +318,13 @@ class InMemoryGraphStore:
     def all_interpretations(self) -> list[InterpretationNode]:
         return [self._interpretations[pk] for pk in sorted(self._interpretations)]
 
-    def definitions(self) -> list[tuple[ArticleNode, str]]:
-        """The articles whose text in force now (open-ended) opens with 本法所称 / 本章所称 / 本节所称, with it, in
-        statute order."""
+    def opening_with(self, opening: str) -> list[tuple[ArticleNode, str]]:
+        """The articles whose text in force now (open-ended) opens with ``opening`` (a regular expression), with
+        it, in statute order."""
         found = []
         for node in _in_statute_order(self._articles.values()):
             text = next((v.text for v in reversed(self.article_texts(node.pk)) if v.valid_to is None), "")
-            if re.match(DEFINITION_OPENING, text):
+            if re.match(opening, text):
                 found.append((node, text))
         return found
 

@@ -21,6 +21,8 @@ A punishment provision (383: "对犯贪污罪的，根据情节轻重，分别�
 处罚"; 390: "对犯行贿罪的，处五年以下有期徒刑…") gives the penalty of an offence another article defines (382, 385, 389):
 it applies when that article does, and so does a provision an applying article punishes by (383 for a bribe, through
 386). Its own checklist asks for the penalty's tiers ("是否贪污数额较大"), which a bribery's facts never show.
+The Researcher adds the punishment provisions of the candidates' charges, and those they punish by, so that a
+bribery whose precedents happen not to cite 386 still has it to decide.
 """
 
 from __future__ import annotations
@@ -89,7 +91,9 @@ def defined_term(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-_PUNISHES = re.compile(r"^\s*对犯(.{1,20}?罪)的")
+# How a punishment provision opens (GraphStore.opening_with reads it in Python and PostgreSQL alike): "对犯贪污罪的".
+PUNISHMENT_OPENING = r"^\s*对犯"
+_PUNISHES = re.compile(PUNISHMENT_OPENING + r"(.{1,20}?罪)的")
 # "依照本法第三百八十三条的规定处罚" punishes by that article; "依照…的规定定罪处罚" convicts under it instead.
 _PUNISHED_BY = re.compile(r"依照本法((?:第[一二三四五六七八九十百零]+条(?:之[一二三四五六七八九十]+)?、?)+)的规定处罚")
 

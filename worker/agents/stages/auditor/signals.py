@@ -104,8 +104,12 @@ def article_signals(articles: Sequence[ArticleAudit], research: Research, *, cha
     defining none, the pre-judged labels whose precedents cite it); ``rule_sims``: article pk → cosine of the
     facts with its legal text; ``votes``: from :func:`path_votes`.
     """
-    best_rule = max(rule_sims.values(), default=0.0)
-    rule_order = {pk: n for n, pk in enumerate(sorted(rule_sims, key=lambda pk: (-rule_sims[pk], pk)))}
+    # A punishment provision only the Researcher's punishment path brought (386 for a bribe no precedent cited it
+    # for) is decided by rule, with the offence it punishes: it does not compete in the other candidates' rule ranks,
+    # which stay what the Auditor learnt from.
+    ranked = {pk: sim for pk, sim in rule_sims.items() if research.article_sources.get(pk) != ["punishment"]}
+    best_rule = max(ranked.values(), default=0.0)
+    rule_order = {pk: n for n, pk in enumerate(sorted(ranked, key=lambda pk: (-ranked[pk], pk)))}
     art_hits = {int(h.pk): float(h.score) for h in research.hits if h.kind == "article" and h.path == "art"}
     out = []
     for a in articles:

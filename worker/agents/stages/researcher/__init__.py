@@ -103,6 +103,7 @@ def research(case: CaseInput, focus: str, features: dict, query_text: str, preju
     if provisions.unit_crime_shown(focus):  # the unit-crime provisions whose scope holds a candidate
         add_articles("unit", unit_provisions(defining, graph), companion=True)
     add_articles("definition", definition_provisions(defining, graph), companion=True)
+    add_articles("punishment", punishment_provisions(defining, graph), companion=True)
     result.candidate_cases = sorted(cases)
     result.candidate_articles = sorted(articles, key=lambda pk: (nodes[pk].number, nodes[pk].sub))
     result.article_sources = {pk: sorted(set(v)) for pk, v in articles.items()}
@@ -131,11 +132,24 @@ def unit_provisions(defining: list[ArticleNode], graph: GraphStore) -> list[int]
 def definition_provisions(defining: list[ArticleNode], graph: GraphStore) -> list[int]:
     """The definition provisions (provisions.defined_term) whose term one of the ``defining`` articles uses:
     357 (毒品) for 347."""
-    terms = [(node.pk, term) for node, text in graph.definitions() if (term := provisions.defined_term(text))]
+    terms = [(node.pk, term) for node, text in graph.opening_with(provisions.DEFINITION_OPENING)
+             if (term := provisions.defined_term(text))]
     if not terms or not defining:
         return []
     texts = [t[-1].text for t in (graph.article_texts(a.pk) for a in defining) if t]
     return [pk for pk, term in terms if any(term in text for text in texts)]
+
+
+def punishment_provisions(defining: list[ArticleNode], graph: GraphStore) -> list[int]:
+    """The punishment provisions (provisions.punished_charge) of a charge one of the ``defining`` articles defines,
+    and the articles those punish by (provisions.punished_by): 386 and, through it, 383 for 385 (受贿罪)."""
+    charges = {charge for a in defining for charge in a.charges}
+    found = {node.pk: text for node, text in graph.opening_with(provisions.PUNISHMENT_OPENING)
+             if provisions.punished_charge(text) in charges}
+    for pk, text in list(found.items()):
+        keys = provisions.punished_by(text)
+        found.update((node.pk, "") for node in graph.references(pk) if (node.number, node.sub) in keys)
+    return sorted(found)
 
 
 def paths_to_run(params: Params) -> list[RetrievalPath]:
