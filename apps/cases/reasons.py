@@ -55,6 +55,8 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
                                                       "names.")),
     codes.ITEM_REPEAT_NAMED: Sentence(gettext_lazy("The facts call the defendant a “%(name)s”: an earlier conviction "
                                                    "of an offence it names, by its legal name; no recital of it.")),
+    codes.ITEM_OFFENCE_APPLIES: Sentence(gettext_lazy("%(article)s, which defines the offence, applies: the facts show "
+                                                      "its element “%(element)s”.")),
     codes.ITEM_AMOUNT_REACHED: Sentence(gettext_lazy("The facts state %(amount)s, which reaches %(standard)s, the lowest "
                                                      "standard of “%(tier)s” the interpretations set."),
                                         gettext_lazy("standard from: %(source)s")),

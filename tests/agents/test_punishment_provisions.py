@@ -60,6 +60,12 @@ def test_a_punishment_provision_applies_with_the_offence_it_punishes_and_the_rev
         assert reason_render(no)["text"].startswith("Does not apply") and "行贿罪" in reason_render(no)["text"]
         by_386 = reasons.why(reasons.ARTICLE_PUNISHMENT, applies=True, charge="贪污罪", covered="", by="第386条")
         assert "第386条" in reason_render(by_386)["text"]
+    item = reasons.why(reasons.ITEM_OFFENCE_APPLIES, article="第三百八十五条", element="是否利用职务上的便利")
+    with translation.override("en"):
+        assert reason_render(item)["text"] == ("第三百八十五条, which defines the offence, applies: the facts show its "
+                                               "element “是否利用职务上的便利”.")
+    with translation.override("zh-hans"):
+        assert reason_render(item)["text"] == "规定该罪的第三百八十五条适用：案件事实显示其要件“是否利用职务上的便利”。"
 
 
 def test_a_punishment_provision_the_auditor_passed_carries_nothing_when_its_offence_does_not_apply():
@@ -119,5 +125,10 @@ def test_the_researcher_adds_the_penalty_of_a_candidates_offence_and_the_judgmen
     assert {85, 86, 83} <= set(verified)
     assert verified[86].why["code"] == reasons.ARTICLE_PUNISHMENT and verified[86].why["covered"] == "第三百八十五条"
     assert verified[83].why["by"] == "第三百八十六条"
+    # 386's "是否构成受贿罪" is shown by 385 applying, quoting the element of 385 the facts show: the reviewer reads the
+    # evidence of every cited article, a provision decided by rule included
+    offence = verified[86].items[0]
+    assert offence.satisfied and offence.why["code"] == reasons.ITEM_OFFENCE_APPLIES
+    assert offence.why["article"] == "第三百八十五条" and offence.span_text and offence.span_text in BRIBERY
     assert bundle.judgment.charges == ["受贿罪"]
     assert bundle.judgment.article_keys == (["385", "383", "386"] if precedents_cite_the_penalty else ["385"])

@@ -16,6 +16,7 @@ ITEM_ANCHOR = "item.anchor"  # word: the item's most specific word occurs in the
 ITEM_NOT_SHOWN = "item.not_shown"  # share: the most of its terms any sentence holds
 ITEM_PAST_CONVICTION = "item.past_conviction"  # the facts recite an earlier conviction of an offence the item names
 ITEM_REPEAT_NAMED = "item.repeat_named"  # name: the facts call the defendant what the provision makes of him (毒品再犯)
+ITEM_OFFENCE_APPLIES = "item.offence_applies"  # article, element: "是否构成受贿罪" of 386, shown by 385 applying
 # amount, tier, standard, source: the facts' largest sum reaches (or, below, misses) the lowest standard of
 # an amount tier the item names, as the article's interpretations set it (worker/agents/stages/auditor/amounts.py)
 ITEM_AMOUNT_REACHED = "item.amount_reached"

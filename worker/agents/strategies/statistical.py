@@ -293,6 +293,7 @@ class StatisticalStrategy(Strategy):
         shown = [(a, supported) for a, supported, _ in decided]
         units, definitions, repeats = _unit_decisions(shown), _definition_decisions(shown), _repeat_decisions(shown)
         punishments = _punishment_decisions(shown)
+        by_label = {a.label: a for a, _, _ in decided}
         for a, supported, conduct in decided:
             p = a.score
             carried = sorted(a.contributions.items(), key=lambda kv: -abs(kv[1]))[:3]
@@ -328,6 +329,8 @@ class StatisticalStrategy(Strategy):
             elif a.article_pk in punishments:
                 charge, covered, by = punishments[a.article_pk]
                 a.passed = bool(covered or by)
+                if covered:
+                    _offence_item_shown(a, charge, by_label[covered[0]])
                 a.reason = (f"a punishment provision: {'、'.join(by)}, which applies, punishes by it" if by else
                             f"a punishment provision of {charge}: {'、'.join(covered)}, which defines it, applies"
                             if covered else f"a punishment provision of {charge}: no article defining it applies")
@@ -729,6 +732,22 @@ def _punishment_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, 
             charge, covered, _ = found.get(a.article_pk, ("", [], []))
             found[a.article_pk] = (charge, covered, by)
     return found
+
+
+_OFFENCE_ITEM = re.compile(r"^是否构成(.{1,20}?罪)$")
+
+
+def _offence_item_shown(provision: ArticleAudit, charge: str, article: ArticleAudit) -> None:
+    """A punishment provision's item asking whether its offence is committed ("是否构成受贿罪", 386's) is shown by the
+    applying ``article`` defining it (385): the first element of that article's own conduct the facts show is its
+    evidence, quoted where it is."""
+    element = next((i for i in sorted(article.items, key=lambda i: i.order) if shows_conduct(i) and i.span), None)
+    for item in provision.items if element is not None else ():
+        match = _OFFENCE_ITEM.match(item.question.strip())
+        if match and match.group(1) == charge and not item.satisfied:
+            item.satisfied, item.span, item.span_text = True, element.span, element.span_text
+            item.reasoning = f"{article.label}, which defines {charge}, applies: the facts show {element.question}"
+            item.why = reasons.why(reasons.ITEM_OFFENCE_APPLIES, article=article.label, element=element.question)
 
 
 def _not_cited(verified: list[ArticleAudit], cited: list[ArticleAudit], left: dict[int, tuple[str, dict]],
