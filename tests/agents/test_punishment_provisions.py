@@ -82,7 +82,7 @@ BRIBERY = ("公诉机关指控：2015年至2016年，被告人黄某在担任某
            "先后三次收受张某所送人民币共计5万元。")
 
 
-def _bribery_graph(precedents_cite_the_penalty: bool):
+def _bribery_graph(precedents_cite_the_penalty: bool, unit_provision: bool = False):
     from worker.agents.testing.fixtures import tiny_legal_graph
 
     graph = tiny_legal_graph()
@@ -96,6 +96,12 @@ def _bribery_graph(precedents_cite_the_penalty: bool):
     graph.add_article_text(830, 83, EMBEZZLEMENT_PENALTY)
     graph.add_checklist(830, ["是否贪污数额较大"])
     graph.add_reference(86, 83)
+    if unit_provision:  # a unit-crime provision, numbered before 386 so that the Auditor decides it first
+        graph.add_article(84, 384)
+        graph.add_article_text(840, 84, "单位犯本节第三百八十五条规定之罪的，对单位判处罚金，并对其直接负责的主管人员和其他直接责任"
+                                        "人员，依照该条的规定处罚。")
+        graph.add_checklist(840, ["是否单位犯罪"])
+        graph.add_reference(84, 85)
     cited = [85, 86, 83] if precedents_cite_the_penalty else [85]
     for pk in (401, 402, 403):
         graph.add_case(pk, f"bribe-{pk}", charges=["受贿罪"], article_pks=cited)
@@ -132,3 +138,24 @@ def test_the_researcher_adds_the_penalty_of_a_candidates_offence_and_the_judgmen
     assert offence.why["article"] == "第三百八十五条" and offence.span_text and offence.span_text in BRIBERY
     assert bundle.judgment.charges == ["受贿罪"]
     assert bundle.judgment.article_keys == (["385", "383", "386"] if precedents_cite_the_penalty else ["385"])
+
+
+def test_a_unit_crime_provision_decided_first_does_not_stop_the_penalty_being_decided():
+    """Deciding a unit-crime provision before 386 once left the Auditor without the articles it decides 386's item by (a
+    name the two decisions shared): the bribe of a defendant unit failed with an error on the development split."""
+    import datetime as dt
+
+    from worker.agents.pipeline import adjudicate
+    from worker.agents.strategies.statistical import StatisticalStrategy
+    from worker.agents.testing.fixtures import FixedProbabilities
+    from worker.agents.testing.memory_retriever import InMemoryRetriever
+    from worker.agents.types import CaseInput
+
+    graph = _bribery_graph(False, unit_provision=True)
+    strategy = StatisticalStrategy(charge_model=FixedProbabilities({"受贿罪": 0.9}, model_id="fake"))
+    facts = BRIBERY.replace("被告人黄某", "被告单位某镇经济发展办公室及其直接负责的主管人员被告人黄某", 1)
+    case = CaseInput(facts=facts, defendants=("黄某",), offence_date=dt.date(2016, 6, 1))
+    bundle = adjudicate(case, "黄某", strategy=strategy, graph=graph, retriever=InMemoryRetriever(graph))
+    verified = {a.article_pk: a for a in bundle.audit.verified}
+    assert {84, 85, 86, 83} <= set(verified) and verified[84].why["code"] == reasons.ARTICLE_UNIT
+    assert verified[86].items[0].why["code"] == reasons.ITEM_OFFENCE_APPLIES

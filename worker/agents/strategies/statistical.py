@@ -290,9 +290,9 @@ class StatisticalStrategy(Strategy):
                        key=lambda a: (a.score, -a.article_pk), default=None)
             if best is not None:
                 best.passed = True
-        shown = [(a, supported) for a, supported, _ in decided]
-        units, definitions, repeats = _unit_decisions(shown), _definition_decisions(shown), _repeat_decisions(shown)
-        punishments = _punishment_decisions(shown)
+        counted = [(a, supported) for a, supported, _ in decided]
+        units, definitions, repeats = _unit_decisions(counted), _definition_decisions(counted), _repeat_decisions(counted)
+        punishments = _punishment_decisions(counted)
         by_label = {a.label: a for a, _, _ in decided}
         for a, supported, conduct in decided:
             p = a.score
