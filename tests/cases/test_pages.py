@@ -460,3 +460,35 @@ def test_the_term_basis_names_the_article_of_a_circumstance(compiled_catalogs):
     with translation.override("zh-hans"):
         html = render_to_string("cases/_term_basis.html", {"b": stopped, "memo": True})
     assert "（不是刑期估计的输入，仅作为在法定刑以下判处的依据）" in html
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", ["punishment provision", "第三百八十五条, which defines the offence, applies: the facts show its element"]),
+    ("zh-hans", ["处罚条款", "规定该罪的第三百八十五条适用：案件事实显示其要件"]),
+])
+def test_the_reviewer_reads_what_brought_a_penalty_and_what_shows_its_offence(db, compiled_catalogs, lang, said):
+    """A bribe's 386, brought by the punishment path (no precedent cited it), says so on its card, and its item
+    "是否构成受贿罪" says which article shows it, in the page's language."""
+    import datetime as dt
+
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from apps.cases.evidence import evidence_context
+    from tests.agents.test_punishment_provisions import BRIBERY, _bribery_graph
+    from worker.agents.pipeline import adjudicate
+    from worker.agents.strategies.statistical import StatisticalStrategy
+    from worker.agents.testing.fixtures import FixedProbabilities
+    from worker.agents.testing.memory_retriever import InMemoryRetriever
+    from worker.agents.types import CaseInput
+
+    graph = _bribery_graph(False)
+    strategy = StatisticalStrategy(charge_model=FixedProbabilities({"受贿罪": 0.9}, model_id="fake"))
+    bundle = adjudicate(CaseInput(facts=BRIBERY, defendants=("黄某",), offence_date=dt.date(2016, 6, 1)), "黄某",
+                        strategy=strategy, graph=graph, retriever=InMemoryRetriever(graph)).to_dict()
+    with translation.override(lang):
+        ev = evidence_context(bundle)
+        html = render_to_string("cases/_evidence.html", {"bundle": bundle, "ev": ev})
+        penalty = next(a for a in ev["articles"] if a["key"] == "386")
+        assert [str(s) for s in penalty["sources"]] == [said[0]]
+    assert all(w in html for w in said), [w for w in said if w not in html]
