@@ -86,4 +86,5 @@ def test_the_memory_store_lists_the_definitions_in_statute_order():
     graph.add_article_text(670, 67, "本法所称淫秽物品，是指具体描绘性行为或者露骨宣扬色情的诲淫性的书刊。")
     graph.add_article(51, 451)
     graph.add_article_text(510, 51, "本章所称战时，是指国家宣布进入战争状态。", valid_to=dt.date(2000, 1, 1))  # no longer in force
-    assert [(node.number, text[:7]) for node, text in graph.opening_with(DEFINITION_OPENING)] == [(357, "本法所称的毒品"), (367, "本法所称淫秽物")]
+    found = graph.opening_with(DEFINITION_OPENING)
+    assert [(node.number, text[:7]) for node, text in found] == [(357, "本法所称的毒品"), (367, "本法所称淫秽物")]

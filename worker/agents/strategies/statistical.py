@@ -291,7 +291,8 @@ class StatisticalStrategy(Strategy):
             if best is not None:
                 best.passed = True
         counted = [(a, supported) for a, supported, _ in decided]
-        units, definitions, repeats = _unit_decisions(counted), _definition_decisions(counted), _repeat_decisions(counted)
+        units, definitions = _unit_decisions(counted), _definition_decisions(counted)
+        repeats = _repeat_decisions(counted)
         punishments = _punishment_decisions(counted)
         by_label = {a.label: a for a, _, _ in decided}
         for a, supported, conduct in decided:
