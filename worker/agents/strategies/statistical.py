@@ -743,7 +743,9 @@ def _offence_item_shown(provision: ArticleAudit, charge: str, article: ArticleAu
     applying ``article`` defining it (385): the first element of that article's own conduct the facts show is its
     evidence, quoted where it is."""
     element = next((i for i in sorted(article.items, key=lambda i: i.order) if shows_conduct(i) and i.span), None)
-    for item in provision.items if element is not None else ():
+    if element is None:
+        return
+    for item in provision.items:
         match = _OFFENCE_ITEM.match(item.question.strip())
         if match and match.group(1) == charge and not item.satisfied:
             item.satisfied, item.span, item.span_text = True, element.span, element.span_text

@@ -144,12 +144,13 @@ def punishment_provisions(defining: list[ArticleNode], graph: GraphStore) -> lis
     """The punishment provisions (provisions.punished_charge) of a charge one of the ``defining`` articles defines,
     and the articles those punish by (provisions.punished_by): 386 and, through it, 383 for 385 (受贿罪)."""
     charges = {charge for a in defining for charge in a.charges}
-    found = {node.pk: text for node, text in graph.opening_with(provisions.PUNISHMENT_OPENING)
+    if not charges:
+        return []
+    found = {node.pk: provisions.punished_by(text) for node, text in graph.opening_with(provisions.PUNISHMENT_OPENING)
              if provisions.punished_charge(text) in charges}
-    for pk, text in list(found.items()):
-        keys = provisions.punished_by(text)
-        found.update((node.pk, "") for node in graph.references(pk) if (node.number, node.sub) in keys)
-    return sorted(found)
+    by = {node.pk for pk, keys in found.items() if keys
+          for node in graph.references(pk) if (node.number, node.sub) in keys}
+    return sorted(set(found) | by)
 
 
 def paths_to_run(params: Params) -> list[RetrievalPath]:
