@@ -23,6 +23,7 @@ from apps.cases.reasons import judgment_render, reason_render
 from apps.graph.labels import NODE_COLOURS, legend, relation_label
 from apps.registry.selectors import model_scores
 from worker.agents import reasons as codes
+from worker.agents.charge_names import charges_of_name
 from worker.agents.graph_types import Term
 from worker.agents.models.sentencing import range_kind, serving_shown
 from worker.agents.types import Audit, Bundle, Evidence, Hit, ItemVerdict, Judgment, PlanStep, Research
@@ -313,16 +314,21 @@ def _reasoning_segments(text: str, numbers: set[int]) -> list[dict]:
     return segments
 
 
-def _precedent_terms(verified: list[int], look: _Lookup, predicted: dict | None) -> dict:
+def _precedent_terms(verified: list[int], look: _Lookup, predicted: dict | None, judged: list[str]) -> dict:
+    """The verified precedents' terms beside the predicted one. A row names the charges its defendant was convicted
+    of beyond the judgment's (``also``): that term punished them too."""
+    judged_names = {n for c in judged for n in charges_of_name(c)}
     rows = []
     for pk in verified:
         for o in look.outcomes.get(int(pk), []):
             if not o.term_known:
                 continue
+            charges = [c.name for c in o.charges.all()]
             rows.append({"pk": pk, "ext_id": look.case_label(pk), "defendant": o.defendant,
                          "months": o.term_months, "life": o.life, "death": o.death,
                          "label": term_label(o.term_months, o.life, o.death, kind_named(o.term_kind)),
-                         "charges": [c.name for c in o.charges.all()]})
+                         "charges": charges,
+                         "also": [c for c in charges if judged and not charges_of_name(c) & judged_names]})
     fixed = [r["months"] for r in rows if r["months"] is not None and not (r["life"] or r["death"])]
     scale = max(fixed + ([predicted["months"]] if predicted and not (predicted["life"] or predicted["death"]) else []),
                 default=0) or 1
@@ -514,7 +520,7 @@ def evidence_context(stored: dict | None) -> dict:
                         "charges": look.case_charges(pk),
                         "court_level": look.cases[pk].get_court_level_display() if pk in look.cases else ""}
                        for pk in verified_cases],
-        "terms": _precedent_terms(verified_cases, look, term),
+        "terms": _precedent_terms(verified_cases, look, term, list(judgment.charges) if judgment else []),
         "term_basis": _term_basis(judgment),
         "severity": _severity(judgment.term if judgment else None, research.sentencing),
         "planner": _planner_steps(research.steps, look),

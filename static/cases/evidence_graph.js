@@ -20,13 +20,12 @@ function draw() {
     elements: data.nodes.slice().sort(byCaption).concat(data.edges),
     layout: { name: "concentric", concentric: (n) => ring[n.data("kind")] || 0, levelWidth: () => 1,
               minNodeSpacing: 46, animate: false, padding: 24, startAngle: Math.PI / 2 },
-    minZoom: 0.4, maxZoom: 2.5, wheelSensitivity: 0.3,
+    minZoom: 0.4, maxZoom: 2.5,
     style: [
       { selector: "node", style: { label: "data(caption)", "font-size": 11, color: "#1d2433", "text-valign": "bottom",
         "text-margin-y": 4, "text-wrap": "ellipsis", "text-max-width": 110, "background-color": "data(colour)",
         "text-background-color": "#ffffff", "text-background-opacity": 0.85, "text-background-padding": 1 } },
       { selector: "node[kind = 'Defendant']", style: { width: 38, height: 38, shape: "round-rectangle" } },
-      { selector: "node[anchor], node[url]", style: { cursor: "pointer" } },
       { selector: "edge", style: { width: 1.2, "line-color": "#c3c9d2", "target-arrow-shape": "triangle",
         "target-arrow-color": "#c3c9d2", "curve-style": "bezier", label: "data(caption)", "font-size": 9,
         color: "#5f6b7a", "text-rotation": "autorotate", "text-background-color": "#ffffff",
@@ -35,6 +34,9 @@ function draw() {
   });
   el.lextraceGraph = cy;  // for tests and the console: the drawing's positions are deterministic
   el.dataset.drawn = "1";
+  // Cytoscape draws on a canvas and has no cursor style: the container shows that a node leads somewhere.
+  cy.on("mouseover", "node[anchor], node[url]", () => { el.style.cursor = "pointer"; });
+  cy.on("mouseout", "node", () => { el.style.cursor = ""; });
   cy.on("tap", "node", (event) => {
     const anchor = event.target.data("anchor");
     const url = event.target.data("url");

@@ -17,7 +17,7 @@
         elements: elements,
         layout: { name: "concentric", concentric: (n) => (n.data("center") ? 10 : ring[n.data("kind")] || 0),
                   levelWidth: () => 1, minNodeSpacing: 38, animate: false, padding: 20, startAngle: Math.PI / 2 },
-        minZoom: 0.3, maxZoom: 2.5, wheelSensitivity: 0.3,
+        minZoom: 0.3, maxZoom: 2.5,
         style: [
           { selector: "node", style: { label: "data(caption)", "font-size": 10, "background-color": "data(colour)",
             color: "#1d2433", "text-valign": "bottom", "text-margin-y": 3, "text-wrap": "ellipsis", "text-max-width": 96,
@@ -31,6 +31,8 @@
       });
       el.lextraceGraph = cy;  // for tests and the console: the drawing's positions are deterministic
       el.dataset.drawn = "1";
+      cy.on("mouseover", "node[url]", () => { el.style.cursor = "pointer"; });
+      cy.on("mouseout", "node", () => { el.style.cursor = ""; });
       cy.on("tap", "node", (event) => {
         const url = event.target.data("url");
         if (url) window.location.href = url;

@@ -492,3 +492,25 @@ def test_the_reviewer_reads_what_brought_a_penalty_and_what_shows_its_offence(db
         penalty = next(a for a in ev["articles"] if a["key"] == "386")
         assert [str(s) for s in penalty["sources"]] == [said[0]]
     assert all(w in html for w in said), [w for w in said if w not in html]
+
+
+@pytest.mark.parametrize("lang, said", [("en", "(also convicted of 诈骗罪)"), ("zh-hans", "（另犯诈骗罪）")])
+def test_the_term_comparison_names_the_charges_a_precedents_term_also_punished(personas, judged_run, compiled_catalogs,
+                                                                               lang, said):
+    """A precedent convicted of theft and fraud has one term for both: beside a theft, its row says so."""
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from apps.cases.evidence import evidence_context
+    from apps.corpus.models import Precedent
+
+    result = next(r for r in judged_run.results.all() if r.judged)
+    bundle = dict(result.bundle)
+    both, theft = (Precedent.objects.get(ext_id=e) for e in ("demo-case-064", "demo-case-003"))
+    bundle["audit"] = dict(bundle["audit"], verified_cases=[theft.pk, both.pk])
+    bundle["judgment"] = dict(bundle["judgment"], charges=["盗窃罪"])
+    with translation.override(lang):
+        ev = evidence_context(bundle)
+        html = render_to_string("cases/_evidence.html", {"bundle": bundle, "ev": ev})
+    assert {r["ext_id"]: r["also"] for r in ev["terms"]["rows"]} == {"demo-case-064": ["诈骗罪"], "demo-case-003": []}
+    assert html.count(said) == 1
