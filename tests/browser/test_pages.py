@@ -29,9 +29,12 @@ def browser():
         yield b
 
 
-def session(browser, base, username, *, viewport=DESKTOP, locale="zh-CN"):
+def session(browser, base, username, *, viewport=DESKTOP, locale="zh-CN", console=None):
+    """A logged-in page; ``console``, a list, collects the console's errors and warnings from the first page on."""
     context = browser.new_context(viewport=viewport, locale=locale)
     page = context.new_page()
+    if console is not None:
+        page.on("console", lambda m: console.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
     page.goto(base + "/accounts/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", PASSWORD)
@@ -336,4 +339,21 @@ def test_10_home_is_a_work_list_per_role(judged, demo_site, browser, artifacts_d
     context, page = session(browser, demo_site, "admin")
     assert page.locator("#admin-failures").count() == 1 and "罪名分类器" in page.inner_text("#admin-models")
     shot(page, artifacts_dir, "10-home-admin", full_page=True)
+    context.close()
+
+
+# --- 11. a quiet console ----------------------------------------------------------------------------------------
+
+
+def test_11_the_evidence_page_and_the_explorer_log_no_error_or_warning(judged, demo_site, browser):
+    """What a browser's console shows is what an administrator reads first when something looks wrong: no missing
+    file (the site's icon), no warning from the graph library about the site's own settings."""
+    said = []
+    context, page = session(browser, demo_site, "clerk_a", console=said)
+    page.goto(f"{demo_site}/cases/runs/{judged['run']}/defendants/0/")
+    page.locator("#graph").scroll_into_view_if_needed()
+    page.wait_for_selector("#evidence-graph[data-drawn='1']", timeout=30_000)
+    page.goto(demo_site + "/graph/explore/?q=264")
+    page.wait_for_selector("#cy[data-drawn='1']", timeout=30_000)
+    assert said == []
     context.close()
