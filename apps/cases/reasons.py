@@ -202,6 +202,8 @@ SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
         "no_result": Sentence(gettext_lazy("It provides for a grave result (serious consequences, serious injury, "
                                            "death or heavy loss) that the facts do not show: %(instead)s, the same "
                                            "offence without that result, is cited.")),
+        "careless": Sentence(gettext_lazy("The facts show carelessness, not intent: %(instead)s, the offence "
+                                          "committed by negligence, is cited instead.")),
         "no_companion": Sentence(gettext_lazy("It defines no charge and covers no cited article as a unit-crime "
                                               "provision; the precedents of the judged charges cite it in "
                                               "%(share)s of their cases, and half is needed.")),

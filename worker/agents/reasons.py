@@ -90,7 +90,8 @@ JUDGMENT_SEPARATE_ACT = "judgment.separate_act"
 # "sibling" (instead: another part of the same article, whose charge is likelier, is cited and no separate part of
 # the facts makes this one a further charge), "no_result" (instead: it provides for a grave result the facts do not
 # show; the basic article of its charge is cited), "no_companion" (share: it defines no charge and the judged charges'
-# precedents cite it this seldom), "not_cited"
+# precedents cite it this seldom), "careless" (instead: the facts show the act was careless, and the negligence
+# provision is cited), "not_cited"
 # (no reason given: the language model's judgment left it out)
 JUDGMENT_NOT_CITED = "judgment.not_cited"
 JUDGMENT_DEATH_NOT_PROVIDED = "judgment.death_not_provided"  # life (True: life instead) or months, basis

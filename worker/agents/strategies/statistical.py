@@ -446,7 +446,8 @@ class StatisticalStrategy(Strategy):
     def adjudicate(self, focus: str, audit: Audit, research: Research, evidence: list[Evidence], graph: GraphStore) -> Judgment:
         view = self._focus_view(focus)
         verified = sorted(audit.verified, key=lambda a: (-a.score, a.article_pk))
-        defining = [a for a in verified if a.charges]
+        careless = _careless_instead(audit.articles, verified)  # an act the facts show was careless is not intended
+        defining = [a for a in verified if a.charges and a.article_pk not in careless]
         if not defining:
             return Judgment(status=Status.INSUFFICIENT_EVIDENCE, message="no verified article defines a charge",
                             why=[reasons.why(reasons.JUDGMENT_NO_CHARGE)])
@@ -458,7 +459,8 @@ class StatisticalStrategy(Strategy):
         # Or a separate part of the facts ("另查明…", "二、…") is, by the charge classifier, most likely its charge.
         parts = self._part_labels(focus) if len(defining) > 1 else {}
         chosen, separate = [defining[0]], {}
-        left: dict[int, tuple[str, dict]] = {}  # why a verified article is not cited: (kind, values)
+        # why a verified article is not cited: (kind, values)
+        left: dict[int, tuple[str, dict]] = {pk: ("careless", {"instead": n.label}) for pk, n in careless.items()}
         for a in defining[1:]:
             # two parts of one article (345's 盗伐 and 滥伐, 175 and 175之一) join only as separate acts: _same_article
             sibling = next((c for c in chosen if _same_article(a, c) and not _concurrent(a, c)), None)
@@ -652,6 +654,24 @@ def _heavier(a: ArticleAudit, b: ArticleAudit) -> bool:
     ra, rb = statutory_range(a.text), statutory_range(b.text)
     key = lambda r: (r.death, r.life, r.max_months) if r else (False, False, -1)  # noqa: E731
     return key(ra) > key(rb)
+
+
+def _careless_instead(articles: Sequence[ArticleAudit], verified: list[ArticleAudit]) -> dict[int, ArticleAudit]:
+    """The verified articles of an intentional offence the facts show was committed by carelessness, each with the
+    negligence provision cited instead: one that passed with its item asking for 过失 shown (provisions.negligent_form)
+    displaces the articles sharing a charge with its article's first paragraph (115-1: 115, and 114); shown by a
+    party's argument ("认为…属过失放火"), it does not (provisions.carelessness_shown). The paragraph is looked up
+    among all the candidates (``articles``): it need not have passed."""
+    instead = {}
+    for n in verified:
+        if not (n.charges and provisions.negligent_form(n.text)
+                and any(provisions.carelessness_shown(i.question, i.satisfied, i.span_text) for i in n.items)):
+            continue
+        number = provisions.key_of(n.key)[0]
+        first = next((m for m in articles if provisions.key_of(m.key) == (number, 0)), None)
+        intended = set(first.charges) if first is not None else set()
+        instead.update((a.article_pk, n) for a in verified if set(a.charges) & intended)
+    return instead
 
 
 def _unit_decisions(decided: list[tuple[ArticleAudit, int]]) -> dict[int, tuple[ItemVerdict | None, list[str]]]:

@@ -23,6 +23,11 @@ it applies when that article does, and so does a provision an applying article p
 386). Its own checklist asks for the penalty's tiers ("是否贪污数额较大"), which a bribery's facts never show.
 The Researcher adds the punishment provisions of the candidates' charges, and those they punish by, so that a
 bribery whose precedents happen not to cite 386 still has it to decide.
+
+A negligence provision ("过失犯前款罪的", 115's second paragraph: 失火罪 beside 放火罪) punishes the careless form of
+the offence its article's first paragraph defines. One act is done with intent or by carelessness, not both: when
+the facts show the carelessness (its item asking for 过失 is shown), the Adjudicator cites it and not the articles of
+the intentional offence (115, and 114 which shares its charges).
 """
 
 from __future__ import annotations
@@ -96,6 +101,28 @@ PUNISHMENT_OPENING = r"^\s*对犯"
 _PUNISHES = re.compile(PUNISHMENT_OPENING + r"(.{1,20}?罪)的")
 # "依照本法第三百八十三条的规定处罚" punishes by that article; "依照…的规定定罪处罚" convicts under it instead.
 _PUNISHED_BY = re.compile(r"依照本法((?:第[一二三四五六七八九十百零]+条(?:之[一二三四五六七八九十]+)?、?)+)的规定处罚")
+
+
+# A negligence provision: "过失犯前款罪的，处…" (115's second paragraph, which the statutes key 115-1; 119-1, 124-1,
+# 369-1, 370-1) punishes the careless form of the offence its article's first paragraph defines.
+_NEGLIGENT_FORM = re.compile(r"^\s*过失犯前款罪")
+
+
+def negligent_form(text: str) -> bool:
+    """``text`` punishes the careless form of the offence of its article's first paragraph."""
+    return bool(_NEGLIGENT_FORM.match(text or ""))
+
+
+# A sentence telling what a party argues, not what happened: "被告人…认为…属过失放火", "辩护人提出…". Counted on the
+# training corpus (../shared/data/cases.jsonl), among the 92 cases of the offences with a negligence provision and
+# their careless forms: a sentence wording carelessness (elements' 过失, features' 过失) that is no argument occurs
+# in 13 of the 20 careless ones and 2 of the 72 intentional ones; one intentional case words it only in a plea.
+ARGUMENT = re.compile(r"认为|辩称|辩解|辩护|提出")
+
+
+def carelessness_shown(question: str, satisfied: bool, sentence: str) -> bool:
+    """A negligence provision's item asking for 过失 is shown, by a sentence that is no party's argument."""
+    return satisfied and "过失" in question and not ARGUMENT.search(sentence or "")
 
 
 def punished_charge(text: str) -> str | None:
