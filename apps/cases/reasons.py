@@ -47,10 +47,15 @@ def _article(text: str) -> Callable[[dict], Sentence]:
 
 
 SENTENCES: dict[str, Sentence | Callable[[dict], Sentence]] = {
-    codes.ITEM_TERMS_IN_SENTENCE: Sentence(gettext_lazy("A sentence of the facts states this element."),
-                                           gettext_lazy("%(share)s of the element's terms occur in one sentence")),
+    # All of the element's words in one sentence, or enough of them (elements.TERMS_SHARE): the reviewer is told which.
+    codes.ITEM_TERMS_IN_SENTENCE: lambda v: Sentence(
+        gettext_lazy("A sentence of the facts states this element.") if float(v.get("share", 1.0)) >= 1.0
+        else gettext_lazy("A sentence of the facts uses %(share)s of this element's words; whether it states the "
+                          "element is the reviewer's to check."),
+        gettext_lazy("%(share)s of the element's terms occur in one sentence")),
     codes.ITEM_FEATURE_MATCH: Sentence(gettext_lazy("The facts show it: %(features)s.")),
-    codes.ITEM_ANCHOR: Sentence(gettext_lazy("The facts name its decisive term: %(word)s.")),
+    codes.ITEM_ANCHOR: Sentence(gettext_lazy("The facts name its decisive term: %(word)s; the rest of the element is "
+                                             "not checked.")),
     codes.ITEM_PAST_CONVICTION: Sentence(gettext_lazy("The facts recite an earlier conviction of an offence it "
                                                       "names.")),
     codes.ITEM_REPEAT_NAMED: Sentence(gettext_lazy("The facts call the defendant a “%(name)s”: an earlier conviction "
@@ -302,7 +307,8 @@ def reason_render(why: dict | None, fallback: str = "") -> dict:
     if entry is None:
         return {"text": fallback, "detail": "", "quote": "", "known": False}
     values = _values(why)
-    sentence = entry(values | {k: why[k] for k in ("satisfied", "verdict", "applies", "reason") if k in why}) \
+    # the chooser reads the raw values (a share as a number); the sentence is written with the readable ones
+    sentence = entry(values | {k: why[k] for k in ("satisfied", "verdict", "applies", "reason", "share") if k in why}) \
         if callable(entry) else entry
     try:
         text = str(sentence.text) % values

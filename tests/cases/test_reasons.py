@@ -19,7 +19,10 @@ def test_every_code_has_a_sentence():
     (reasons.why(reasons.ITEM_FEATURE_MATCH, features=["秘密窃取", "入户"]), "秘密窃取、入户"),
     (reasons.why(reasons.ARTICLE_REJECTED, p=0.0132, threshold=0.35, supported=0, total=5,
                  signals={"chg_p": -1.2, "fact_share": 0.4}, learned=True), "不适用"),
-    (reasons.why(reasons.ITEM_ANCHOR, word="扒窃"), "扒窃"),
+    (reasons.why(reasons.ITEM_ANCHOR, word="扒窃"), "扒窃；要件的其余部分未经核对"),
+    # all of an element's words in one sentence state it; two thirds of them are the reviewer's to check
+    (reasons.why(reasons.ITEM_TERMS_IN_SENTENCE, share=1.0), "案件事实中有语句表述了该要件"),
+    (reasons.why(reasons.ITEM_TERMS_IN_SENTENCE, share=0.6667), "用到了该要件 67 % 的词语；是否确实表述了该要件，由审核人核对"),
     (reasons.why(reasons.ITEM_QUANTITY_NOT_STATED, substances="鸦片", range="二百克以上不满一千克"), "未载明鸦片的数量"),
     (reasons.why(reasons.ITEM_PAST_CONVICTION), "曾因该项所列之罪被判刑"),
     (reasons.why(reasons.ITEM_REPEAT_NAMED, name="毒品再犯"), "案件事实称被告人系“毒品再犯”"),
