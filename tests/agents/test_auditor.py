@@ -685,6 +685,21 @@ def test_a_victim_shows_an_item_only_beside_the_act_and_force_on_an_officer_show
     _assert_shown(items, shows, does_not_show)
 
 
+def test_an_injury_shows_an_item_naming_a_grade_only_at_that_grade_or_a_graver_one():
+    items = ["是否故意伤害他人身体", "是否致人重伤", "是否造成轻伤二级以上的损伤后果", "是否致使被害人重伤"]
+    checker = ElementChecker.from_items(items, tokenize=lambda text: [text])
+    grave = ["是否致人重伤", "是否致使被害人重伤"]
+    light = "被告人刘某持啤酒瓶击打吴某头部，致吴某轻伤一级。"  # `make demo`: "是否致人重伤" was shown by it
+    assert checker.check(light, ["是否故意伤害他人身体"])[0].satisfied
+    assert not any(s.satisfied for s in checker.check(light, grave))
+    assert checker.check(light, ["是否造成轻伤二级以上的损伤后果"])[0].shown == ("轻伤",)
+    heavy = checker.check("被告人刘某持刀捅刺吴某，经鉴定吴某的损伤程度为重伤二级。", items)
+    assert all(s.satisfied for s in heavy) and heavy[1].shown == ("重伤",)
+    for slight in ("被告人刘某殴打吴某，致吴某轻微伤。", "被告人刘某殴打吴某致其受伤，经鉴定未达到轻伤。"):
+        assert not any(s.satisfied for s in checker.check(slight, items[1:])), slight
+    assert not checker.check("被告人刘某殴打吴某，经鉴定其损伤不构成重伤。", grave)[0].satisfied
+
+
 def test_a_denied_act_shows_no_element():
     items = ["是否实施了贩卖毒品的行为"]
     checker = ElementChecker.from_items(items, tokenize=lambda text: [])

@@ -237,6 +237,8 @@ ELEMENT_EXPRESSIONS = {
 # development split's gold articles that showed no element (training/element_coverage.py). A fact
 # pattern that would fire on too much alone carries its context (custody before an escape, a fugitive
 # before help to hide).
+# A grade of injury the facts deny ("经鉴定未达到重伤", "不构成轻伤"); NEGATION reads only the two characters before
+GRADE_NOT_DENIED = r"(?<!未达到)(?<!没有达到)(?<!不构成)(?<!未构成)(?<!不属于)(?<!未达)"
 ELEMENT_CONCEPTS = (
     # a gun, as 263's aggravation names it ("持枪抢劫": using or showing a gun, the 2000 interpretation's 第五条): not
     # any weapon, which the lexicon's 携带凶器 also takes ("持刀"); the item naming it by name means only this
@@ -247,6 +249,12 @@ ELEMENT_CONCEPTS = (
     ("杀人故意", r"故意杀人|剥夺他人生命的故意",
      r"同归于尽|(?:要|想|欲|企图|意图|准备|决意)[^。，]{0,10}?(?:撞死|炸死|毒死|闷死|烧死|弄死|淹死|杀死|杀害|杀掉)"
      r"|(?:撞死|炸死|毒死|闷死|烧死|弄死|淹死|杀死|杀掉)[^。]{0,4}?的?(?:念头|想法|歹念|恶念)"),
+    # an injury of the grade an item names, or a graver one (the grades of the 2014 injury standards: 轻微伤, 轻伤二级
+    # and 一级, 重伤二级 and 一级): "是否致人重伤" is not shown by "致吴某轻伤一级", which 伤害他人 also takes (seen in
+    # `make demo`), nor "是否造成轻伤…以上" by a 轻微伤. Named on the words 伤害他人 is named on ("致人重伤"), the item
+    # naming the grade by name means the grade alone (ElementChecker._required)
+    ("重伤", r"(?:致|造成)[^，。；]{0,4}?重伤|重伤", GRADE_NOT_DENIED + r"重伤"),
+    ("轻伤", r"(?:致|造成)[^，。；]{0,4}?轻伤|轻伤", GRADE_NOT_DENIED + r"(?:轻伤|重伤)"),
     ("被关押", r"被关押|在押", r"服刑|羁押|在押|关押|监狱|看守所|劳改|管教所|戒毒所"),
     ("脱逃", r"脱逃", r"(?:服刑|羁押|在押|关押|监狱|看守所|劳改|管教所|戒毒所).{0,80}?(?:脱逃|逃离|逃出|逃跑|逃脱|越狱|翻越|逃窜|流窜|在逃)"),
     ("滥用职权", r"滥用职权|玩忽职守",
