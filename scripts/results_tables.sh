@@ -7,7 +7,7 @@
 # DB_NAME names a database with the full corpus imported, indexed, graphed and trained (docs/RESULTS.md says
 # how); SPLIT the development split (python -m training.devsplit); CAIL the CAIL development set.
 set -euo pipefail
-: "${H:?set H to the build's short commit}"
+: "${H:?set H to the short commit of the build}"
 CAIL=${CAIL:-../shared/data/eval/cail_dev.jsonl}
 SPLIT=${SPLIT:-.local/dev-split.jsonl}
 ABLATIONS=${ABLATIONS:-full classifier_only no_graph no_researcher no_chg no_auditor naive_rag}
