@@ -233,12 +233,13 @@ ELEMENT_EXPRESSIONS = {
     "拒不执行": r"(?:隐藏|隐匿|转移|变卖|转让|处分)[^。]{0,8}?(?:财产|房产|车辆|款项)|(?:判决|裁定)[^。]{0,12}?无法执行",
 }
 
+# A grade of injury the facts deny ("经鉴定未达到重伤", "不构成轻伤"); NEGATION reads only the two characters before
+GRADE_NOT_DENIED = r"(?<!未达到)(?<!没有达到)(?<!不构成)(?<!未构成)(?<!不属于)(?<!未达)"
+
 # Elements no lexicon concept names, as (label, how an item names it, how facts show it); chosen on the
 # development split's gold articles that showed no element (training/element_coverage.py). A fact
 # pattern that would fire on too much alone carries its context (custody before an escape, a fugitive
 # before help to hide).
-# A grade of injury the facts deny ("经鉴定未达到重伤", "不构成轻伤"); NEGATION reads only the two characters before
-GRADE_NOT_DENIED = r"(?<!未达到)(?<!没有达到)(?<!不构成)(?<!未构成)(?<!不属于)(?<!未达)"
 ELEMENT_CONCEPTS = (
     # a gun, as 263's aggravation names it ("持枪抢劫": using or showing a gun, the 2000 interpretation's 第五条): not
     # any weapon, which the lexicon's 携带凶器 also takes ("持刀"); the item naming it by name means only this
