@@ -51,7 +51,7 @@ bench-p%:
 
 SHARED_DATA ?= ../shared/data
 bench-db:
-	bash -c '. scripts/env.sh && bash scripts/createdb.sh --fresh lextrace_bench && export DB_NAME=lextrace_bench && DB_USER=$$DB_OWNER_USER DB_PASSWORD=$$DB_OWNER_PASSWORD python manage.py migrate -v0 && python manage.py import_corpus $(SHARED_DATA) --no-progress && python manage.py build_search_indexes && python manage.py build_graph && python manage.py train_statistical --cases $(SHARED_DATA)/cases.jsonl'
+	bash -c '. scripts/env.sh && bash scripts/createdb.sh --fresh lextrace_bench && export DB_NAME=lextrace_bench && DB_USER=$$DB_OWNER_USER DB_PASSWORD=$$DB_OWNER_PASSWORD python manage.py migrate -v0 && python manage.py import_corpus $(SHARED_DATA) --no-progress && python manage.py build_search_indexes && python manage.py build_graph && python manage.py train_statistical --cases $(SHARED_DATA)/cases.jsonl --statutes $(SHARED_DATA)/statutes.jsonl --checklists $(SHARED_DATA)/checklists.jsonl --workers 2'
 
 # A real LLM on this CPU (llama.cpp, one thread; demo quality). LLM_SIZE=1.5b (default) or 0.5b.
 # Not part of demo/test/CI; see docs/CONFIGURATION.md, "Running a real LLM on this machine".

@@ -4,8 +4,8 @@
 #
 #   . scripts/env.sh; DB_NAME=lextrace_bench H=$(git rev-parse --short HEAD) bash scripts/results_tables.sh
 #
-# DB_NAME names a database with the full corpus imported, indexed, graphed and trained (docs/RESULTS.md says
-# how); SPLIT the development split (python -m training.devsplit); CAIL the CAIL development set.
+# DB_NAME names a database with the full corpus imported, indexed, graphed and trained (`make bench-db`); SPLIT
+# the development split (python -m training.devsplit); CAIL the CAIL development set.
 set -euo pipefail
 : "${H:?set H to the short commit of the build}"
 CAIL=${CAIL:-../shared/data/eval/cail_dev.jsonl}
