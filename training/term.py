@@ -84,35 +84,39 @@ class Adjustment:
 
 
 def fit_adjustment(inputs: Sequence[Sequence[str]], months: Sequence[float], context: Sequence[Mapping[str, float]],
-                   fold_of: Sequence[int], *, alpha: float, seed: int, feature_args: Mapping[str, Any]) -> Adjustment:
+                   fold_of: Sequence[int], *, alpha: float, seed: int, feature_args: Mapping[str, Any],
+                   weights: Sequence[float] | None = None) -> Adjustment:
     """The trees on out-of-fold linear estimates (``fold_of``: a fold in 0..FOLDS-1 per case) and ``context``, kept
-    when their own out-of-fold error is below the linear estimate's."""
+    when their own out-of-fold error is below the linear estimate's; every fit and error weighs each case by
+    ``weights`` when given (charge_balance)."""
     fold_of = np.asarray(fold_of)
     y = np.asarray(months, dtype=np.float64)
+    w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
     oof = np.zeros(len(y))
     for f in range(FOLDS):
         inside = np.flatnonzero(fold_of != f)
         outside = np.flatnonzero(fold_of == f)
         if len(outside) and len(inside):
             model = fit_regression([inputs[i] for i in inside], y[inside], alpha=alpha, target_transform="log1p",
-                                   seed=seed, check_sample=0, **feature_args)
+                                   seed=seed, check_sample=0, sample_weight=w[inside], **feature_args)
             oof[outside] = model.predict_values_many([inputs[i] for i in outside])
     X = np.array([[math.log1p(max(v, 0.0)), *(float(c.get(f, 0.0)) for f in SENTENCING_FEATURES)]
                   for v, c in zip(oof, context)])
     target = np.log1p(y)
-    held, adjusted = _out_of_fold(X, target, fold_of, seed=seed)
+    held, adjusted = _out_of_fold(X, target, fold_of, w, seed=seed)
     if len(held):
-        mae_linear = float(np.mean(np.abs(np.expm1(X[held, 0]) - y[held])))
-        mae_adjusted = float(np.mean(np.abs(np.expm1(adjusted) - y[held])))
+        mae_linear = float(np.average(np.abs(np.expm1(X[held, 0]) - y[held]), weights=w[held]))
+        mae_adjusted = float(np.average(np.abs(np.expm1(adjusted) - y[held]), weights=w[held]))
         if mae_adjusted >= mae_linear:
             return Adjustment(None, _spread(target[held] - X[held, 0]), mae_linear, mae_adjusted)
-    gb = GradientBoostingRegressor(**ADJUSTMENT, random_state=seed).fit(X, target)
+    gb = GradientBoostingRegressor(**ADJUSTMENT, random_state=seed).fit(X, target, sample_weight=w)
     if not len(held):
         return Adjustment(ensemble_of(gb, X, gb.predict), 0.0)
     return Adjustment(ensemble_of(gb, X, gb.predict), _spread(target[held] - adjusted), mae_linear, mae_adjusted)
 
 
-def _out_of_fold(X: np.ndarray, target: np.ndarray, fold_of: np.ndarray, *, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _out_of_fold(X: np.ndarray, target: np.ndarray, fold_of: np.ndarray, w: np.ndarray, *,
+                 seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The cases some fold held out, and the trees' estimates for them (log1p months), each from trees fitted on the
     other folds."""
     held, estimates = [], []
@@ -120,10 +124,24 @@ def _out_of_fold(X: np.ndarray, target: np.ndarray, fold_of: np.ndarray, *, seed
         inside = np.flatnonzero(fold_of != f)
         outside = np.flatnonzero(fold_of == f)
         if len(outside) and len(inside):
-            gb = GradientBoostingRegressor(**ADJUSTMENT, random_state=seed).fit(X[inside], target[inside])
+            gb = GradientBoostingRegressor(**ADJUSTMENT, random_state=seed).fit(X[inside], target[inside],
+                                                                                 sample_weight=w[inside])
             held.extend(outside)
             estimates.extend(gb.predict(X[outside]))
     return np.asarray(held, dtype=int), np.asarray(estimates, dtype=np.float64)
+
+
+def charge_balance(charges: Sequence[Sequence[str]], power: float) -> np.ndarray:
+    """A weight per case: the training count of its rarest charge to the power -``power``, scaled to a mean of 1
+    (0: every case weighs the same). The evaluation sets draw at most five cases per charge, so that a rare charge's
+    terms count as much as a frequent one's there; the months model, fitted to every case alike, learns the frequent
+    charges' terms best."""
+    counts: dict[str, int] = {}
+    for labels in charges:
+        for label in set(labels):
+            counts[label] = counts.get(label, 0) + 1
+    raw = np.array([min((counts[c] for c in labels), default=1) ** -power for labels in charges], dtype=np.float64)
+    return raw / raw.mean() if len(raw) else raw
 
 
 def _spread(residuals: np.ndarray) -> float:

@@ -343,6 +343,7 @@ def _fit_regression(
     check_sample: int = 200,
     metadata: Mapping[str, Any] | None = None,
     task: str = "regression",
+    sample_weight: Sequence[float] | None = None,
 ) -> tuple[LinearTextModel, TfidfVectorizer, Ridge]:
     if len(token_lists) != len(values):
         raise ValueError("token_lists and values differ in length")
@@ -356,7 +357,7 @@ def _fit_regression(
     started = time.perf_counter()
     vectorizer = make_vectorizer(min_df=min_df, max_features=max_features, bigrams=bigrams)
     X = vectorizer.fit_transform(token_lists)
-    ridge = Ridge(alpha=alpha).fit(X, y)
+    ridge = Ridge(alpha=alpha).fit(X, y, sample_weight=None if sample_weight is None else np.asarray(sample_weight))
     fit_s = time.perf_counter() - started
     meta = {
         "task": task,
@@ -394,12 +395,14 @@ def fit_regression(
     check_sample: int = 200,
     metadata: Mapping[str, Any] | None = None,
     task: str = "regression",
+    sample_weight: Sequence[float] | None = None,
 ) -> LinearTextModel:
-    """Ridge regression on TF-IDF (by default on log1p of the target, e.g. months)."""
+    """Ridge regression on TF-IDF (by default on log1p of the target, e.g. months), each case weighted by
+    ``sample_weight`` when given."""
     model, _, _ = _fit_regression(
         token_lists, values, alpha=alpha, target_transform=target_transform, min_df=min_df,
         max_features=max_features, bigrams=bigrams, seed=seed, check_sample=check_sample,
-        metadata=metadata, task=task,
+        metadata=metadata, task=task, sample_weight=sample_weight,
     )  # fmt: skip
     return model
 

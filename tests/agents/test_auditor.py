@@ -700,6 +700,20 @@ def test_an_injury_shows_an_item_naming_a_grade_only_at_that_grade_or_a_graver_o
     assert not checker.check("被告人刘某殴打吴某，经鉴定其损伤不构成重伤。", grave)[0].satisfied
 
 
+def test_an_item_naming_a_grave_injury_or_a_death_is_shown_by_either_with_the_words_leading_to_it():
+    """"是否致人重伤或死亡" (133, 239, 300): 杀害's "致…死亡" read the whole phrase, so a 重伤 never showed it; split at
+    "、", "是否造成被组织人重伤、死亡" (318) left the death standing alone, shown by nothing."""
+    items = ["是否致人重伤或死亡", "是否造成被组织人重伤、死亡", "是否抢劫致人重伤、死亡"]
+    checker = ElementChecker.from_items(items, tokenize=lambda text: [text])
+    grave, death = "被告人驾驶货车撞倒吴某，致吴某重伤二级。", "被告人驾驶货车撞倒吴某，致吴某当场死亡。"
+    assert [s.shown for s in checker.check(grave, items[:2])] == [("重伤",), ("重伤",)]
+    assert [s.shown for s in checker.check(death, items[:2])] == [("杀害",), ("杀害",)]
+    assert not any(s.satisfied for s in checker.check("被告人驾驶货车撞倒吴某，致吴某轻伤一级。", items))
+    robbed = checker.check("被告人持刀抢劫吴某的手机，并将吴某刺成重伤二级。", items[2:])[0]
+    assert robbed.satisfied and "重伤" in robbed.shown
+    assert not checker.check(grave, items[2:])[0].satisfied  # the robbery is still asked for
+
+
 def test_a_denied_act_shows_no_element():
     items = ["是否实施了贩卖毒品的行为"]
     checker = ElementChecker.from_items(items, tokenize=lambda text: [])

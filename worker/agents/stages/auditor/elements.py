@@ -759,9 +759,20 @@ NEGATION = re.compile(r"(?:无|没有|未|并非|不是|否认|排除)$")
 NEGATION_IN = re.compile(r"无(?!效)|没有|未|并非|不是|否认")
 
 
+# Two results one cause leads to, as items name them ("是否致人重伤、死亡", "是否造成被组织人重伤或者死亡"): each is an
+# alternative with the words that lead to it. Read as one wording, 杀害's "致…死亡" spanned the injury too, and only a
+# death showed the item; split at "、", the death stood alone and no concept named it.
+GRAVE_OR_DEATH = re.compile(r"重伤(?:、|或者?)(?=死亡)")
+
+
 def alternatives(question: str) -> list[str]:
     """The item split at "、" and "或", except inside the wording of a concept the item names ("有毒、有害" is
-    one concept, not the alternatives "有毒" and "有害")."""
+    one concept, not the alternatives "有毒" and "有害"); an item naming a grave injury or a death as the result of
+    the same words is read as two items, one per result."""
+    pair = GRAVE_OR_DEATH.search(question)
+    if pair:
+        head, tail = question[:pair.start()], question[pair.end():]
+        return list(dict.fromkeys([*alternatives(head + "重伤" + tail[len("死亡"):]), *alternatives(head + tail)]))
     inside = [m.span() for _, named, _ in CONCEPTS for m in named.finditer(question) if 1 < m.end() - m.start() <= NAMED_MAX_CHARS]
     cuts = [m for m in ALTERNATIVES.finditer(question) if not any(s < m.start() and m.end() < e for s, e in inside)]
     out, start = [], 0
