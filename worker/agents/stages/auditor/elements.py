@@ -10,7 +10,8 @@ evidence viewer can quote:
   window of three sentences shows them through the concept's own expressions ("盗走", "抢走", "殴打";
   "在监狱服刑…逃离"). An item listing alternatives ("、", "或") is shown by any one of them, and each
   alternative needs every element it names ("暴力、胁迫或者其他方法" by 暴力 alone; "入户抢劫、多次抢劫"
-  needs 入户 *and* 劫取财物, never 入户 alone). Concepts naming the same words of an item are one element
+  needs 入户 *and* 劫取财物, never 入户 alone); two results of the same words ("致人重伤、死亡") are two
+  alternatives, each with those words ("致人重伤", "致人死亡"). Concepts naming the same words of an item are one element
   (the wider where one lies inside another: "随意殴打" is not shown by any "殴打"). Generic concepts
   (财物, 被害人, 故意 …) are not required: every property offence has property;
 - amount: the item asks whether an amount reaches a standard ("是否达到数额较大标准") and the article's
