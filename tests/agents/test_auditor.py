@@ -714,6 +714,16 @@ def test_an_item_naming_a_grave_injury_or_a_death_is_shown_by_either_with_the_wo
     assert not checker.check(grave, items[2:])[0].satisfied  # the robbery is still asked for
 
 
+def test_the_main_or_whole_blame_for_an_accident_is_shown_only_by_that_share():
+    """`make demo`: 133's "是否对事故负有主要或者全部责任" was "not shown" beside "赵某负事故全部责任"."""
+    item = "是否对事故负有主要或者全部责任"
+    checker = ElementChecker.from_items([item], tokenize=lambda text: [text])
+    for facts in ("经交警部门认定，赵某负事故全部责任。", "经认定，被告人承担此次事故的主要责任。"):
+        assert checker.check(facts, [item])[0].shown == ("事故责任",), facts
+    for facts in ("被告人负事故次要责任。", "被告人负事故同等责任。", "被告人不承担事故主要责任。"):
+        assert not checker.check(facts, [item])[0].satisfied, facts
+
+
 def test_a_denied_act_shows_no_element():
     items = ["是否实施了贩卖毒品的行为"]
     checker = ElementChecker.from_items(items, tokenize=lambda text: [])

@@ -257,6 +257,11 @@ ELEMENT_CONCEPTS = (
     # naming the grade by name means the grade alone (ElementChecker._required)
     ("重伤", r"(?:致|造成)[^，。；]{0,4}?重伤|重伤", GRADE_NOT_DENIED + r"重伤"),
     ("轻伤", r"(?:致|造成)[^，。；]{0,4}?轻伤|轻伤", GRADE_NOT_DENIED + r"(?:轻伤|重伤)"),
+    # the share of an accident's blame the traffic police assign ("赵某负事故全部责任", "认定其承担此次事故的主要责任"),
+    # which an item naming the main or the whole share asks (`make demo`: 133's "是否对事故负有主要或者全部责任" was not
+    # shown by "赵某负事故全部责任"); an equal or a minor share, or none, shows nothing
+    ("事故责任", r"(?:主要|全部)(?:或者?(?:主要|全部))?责任",
+     r"(?<!不)(?:负|承担)[^。，；]{0,8}?(?:全部|主要)责任|负[^。，；]{0,6}?全责"),
     ("被关押", r"被关押|在押", r"服刑|羁押|在押|关押|监狱|看守所|劳改|管教所|戒毒所"),
     ("脱逃", r"脱逃", r"(?:服刑|羁押|在押|关押|监狱|看守所|劳改|管教所|戒毒所).{0,80}?(?:脱逃|逃离|逃出|逃跑|逃脱|越狱|翻越|逃窜|流窜|在逃)"),
     ("滥用职权", r"滥用职权|玩忽职守",
