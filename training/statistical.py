@@ -49,8 +49,9 @@ from training.text_models import (
 from training.devsplit import dev_split_ids
 from training.intent import intent_examples
 from training.longtail import DEFAULTS as LONGTAIL, article_documents, charge_documents, fit_longtail, legal_texts
-from training.term import ADJUSTMENT, FOLDS as TERM_FOLDS, charge_balance, contexts as term_contexts, fit_adjustment
-from training.term import legal_context
+from training.term import (
+    ADJUSTMENT, FOLDS as TERM_FOLDS, charge_balance, contexts as term_contexts, fit_adjustment, legal_context,
+)
 from training.verifier import Structure, VerifierEvaluator, build_pairs, fit_verifier
 from worker.agents.models.artefact import jsonable
 from worker.agents.models.sentencing import SENTENCING_FEATURES, term_inputs

@@ -357,7 +357,7 @@ def _fit_regression(
     started = time.perf_counter()
     vectorizer = make_vectorizer(min_df=min_df, max_features=max_features, bigrams=bigrams)
     X = vectorizer.fit_transform(token_lists)
-    ridge = Ridge(alpha=alpha).fit(X, y, sample_weight=None if sample_weight is None else np.asarray(sample_weight))
+    ridge = Ridge(alpha=alpha).fit(X, y, sample_weight=sample_weight)
     fit_s = time.perf_counter() - started
     meta = {
         "task": task,
